@@ -1,0 +1,93 @@
+// Package skilld holds the domain words shared by every part of the server and
+// runtime: the error type with its codes, and (as later parts land) the entity
+// types and the service interfaces that the storage drivers, the REST API, the
+// CLI and the agent toolset implement or consume.
+package skilld
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Every error that crosses a package boundary carries one, so the
+// HTTP layer, the CLI and the agent toolset can each map it to their own
+// vocabulary (status code, exit code, tool error) in one place.
+const (
+	ENOTFOUND     = "not_found"
+	EINVALID      = "invalid"
+	ECONFLICT     = "conflict"
+	EFORBIDDEN    = "forbidden"
+	EUNAUTHORIZED = "unauthorized"
+	ETOOLARGE     = "too_large"
+	EUNAVAILABLE  = "unavailable"
+	ERATELIMITED  = "rate_limited"
+	EINTERNAL     = "internal"
+)
+
+// Detail is one named problem inside an Error: a field (a frontmatter key, a
+// file path, a request parameter) and what is wrong with it.
+type Detail struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error is the typed error of skilld. Message is safe to show to the caller;
+// Err, when set, is the underlying cause (kept for errors.Is/As and logs, never
+// shown to remote callers for EINTERNAL).
+type Error struct {
+	Code    string
+	Message string
+	Details []Detail
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil && e.Message == "" {
+		return e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the given code and a formatted message. A %w
+// verb in format also records the wrapped error as the cause.
+func Errorf(code, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: code, Message: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for
+// any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the caller-safe message of err: the message of the first
+// *Error in its chain, or a generic text for untyped (internal) errors.
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// ErrorDetails returns the details of the first *Error in err's chain.
+func ErrorDetails(err error) []Detail {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Details
+	}
+	return nil
+}

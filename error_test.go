@@ -1,0 +1,40 @@
+package skilld_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"testing"
+
+	"github.com/skilld/skilld"
+)
+
+func TestErrorCode(t *testing.T) {
+	cause := fs.ErrNotExist
+	typed := skilld.Errorf(skilld.ENOTFOUND, "skill %q: %w", "x", cause)
+	wrapped := fmt.Errorf("loading: %w", typed)
+	tests := []struct {
+		name    string
+		err     error
+		code    string
+		message string
+	}{
+		{"nil", nil, "", ""},
+		{"untyped", errors.New("boom"), skilld.EINTERNAL, "internal error"},
+		{"typed", typed, skilld.ENOTFOUND, `skill "x": file does not exist`},
+		{"wrapped", wrapped, skilld.ENOTFOUND, `skill "x": file does not exist`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := skilld.ErrorCode(tt.err); got != tt.code {
+				t.Errorf("ErrorCode = %q, want %q", got, tt.code)
+			}
+			if got := skilld.ErrorMessage(tt.err); got != tt.message {
+				t.Errorf("ErrorMessage = %q, want %q", got, tt.message)
+			}
+		})
+	}
+	if !errors.Is(wrapped, fs.ErrNotExist) {
+		t.Error("Errorf with %w must keep the cause for errors.Is")
+	}
+}

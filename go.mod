@@ -1,0 +1,8 @@
+module github.com/skilld/skilld
+
+go 1.26.0
+
+require (
+	github.com/goccy/go-yaml v1.19.2 // indirect
+	golang.org/x/text v0.44.0 // indirect
+)

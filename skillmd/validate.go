@@ -1,0 +1,213 @@
+package skillmd
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml/ast"
+	"golang.org/x/text/unicode/norm"
+)
+
+// validate applies the specification's rules to the decoded entries, in the
+// reference validator's order, and fills a Skill with what it could read.
+func validate(fields []field, opts Options, r *Report) *Skill {
+	s := &Skill{}
+	byKey := make(map[string]field, len(fields))
+	var unknown []string
+	for _, f := range fields {
+		byKey[f.key] = f
+		if !isAllowedField(f.key) {
+			unknown = append(unknown, f.key)
+		}
+	}
+	if len(unknown) > 0 {
+		msg := fmt.Sprintf("Unexpected fields in frontmatter: %s. Only %s are allowed", strings.Join(unknown, ", "), allowedFieldList)
+		if opts.Lenient {
+			r.warn(FieldFrontmatter, "%s; kept as extra fields (lenient mode)", msg)
+			s.Extra = make(map[string]any, len(unknown))
+			for _, k := range unknown {
+				s.Extra[k] = toValue(byKey[k].value)
+			}
+		} else {
+			r.fail(FieldFrontmatter, "%s", msg)
+		}
+	}
+
+	if f, ok := byKey[FieldName]; !ok {
+		r.fail(FieldName, "Missing required field in frontmatter: name")
+	} else {
+		s.Name = validateName(f.value, opts.Dir, r)
+	}
+	if f, ok := byKey[FieldDescription]; !ok {
+		r.fail(FieldDescription, "Missing required field in frontmatter: description")
+	} else {
+		s.Description = validateDescription(f.value, r)
+	}
+	if f, ok := byKey[FieldLicense]; ok && f.value != nil {
+		if v, ok := stringValue(f.value); ok {
+			s.License = strings.TrimSpace(v)
+		} else {
+			r.fail(FieldLicense, "Field 'license' must be a string, not a %s", kind(f.value))
+		}
+	}
+	if f, ok := byKey[FieldCompatibility]; ok {
+		s.Compatibility = validateCompatibility(f.value, r)
+	}
+	if f, ok := byKey[FieldAllowedTools]; ok {
+		s.AllowedTools = validateAllowedTools(f.value, r)
+	}
+	if f, ok := byKey[FieldMetadata]; ok {
+		s.Metadata = validateMetadata(f.value, opts.Lenient, r)
+	}
+	return s
+}
+
+// NormalizeName returns the form of a skill name that rules are checked on
+// and that skilld stores: trimmed and NFKC-normalized.
+func NormalizeName(name string) string {
+	return norm.NFKC.String(strings.TrimSpace(name))
+}
+
+func validateName(n ast.Node, dir string, r *Report) string {
+	raw, ok := stringValue(n)
+	if !ok && n != nil {
+		r.fail(FieldName, "Field 'name' must be a non-empty string, not a %s", kind(n))
+		return ""
+	}
+	if strings.TrimSpace(raw) == "" {
+		r.fail(FieldName, "Field 'name' must be a non-empty string")
+		return ""
+	}
+	name := NormalizeName(raw)
+	for _, p := range NameProblems(name) {
+		r.fail(FieldName, "%s", p)
+	}
+	if dir != "" {
+		if d := norm.NFKC.String(dir); d != name {
+			r.fail(FieldName, "Directory name '%s' must match skill name '%s'", dir, name)
+		}
+	}
+	return name
+}
+
+// NameProblems returns every rule a normalized skill name breaks (none for a
+// valid name). Letters and digits are Unicode-aware: "навык" and "技能" are
+// valid names, "НАВЫК" is not lowercase.
+func NameProblems(name string) []string {
+	var problems []string
+	if n := utf8.RuneCountInString(name); n > MaxNameLength {
+		problems = append(problems, fmt.Sprintf("Skill name '%s' exceeds %d character limit (%d chars)", name, MaxNameLength, n))
+	}
+	if name != strings.ToLower(name) {
+		problems = append(problems, fmt.Sprintf("Skill name '%s' must be lowercase", name))
+	}
+	if strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-") {
+		problems = append(problems, "Skill name cannot start or end with a hyphen")
+	}
+	if strings.Contains(name, "--") {
+		problems = append(problems, "Skill name cannot contain consecutive hyphens")
+	}
+	var bad []string
+	for _, c := range name {
+		if c != '-' && !unicode.IsLetter(c) && !unicode.IsNumber(c) && len(bad) < 5 {
+			bad = append(bad, fmt.Sprintf("%q", c))
+		}
+	}
+	if len(bad) > 0 {
+		problems = append(problems, fmt.Sprintf("Skill name '%s' contains invalid characters (%s). Only letters, digits, and hyphens are allowed", name, strings.Join(bad, " ")))
+	}
+	return problems
+}
+
+func validateDescription(n ast.Node, r *Report) string {
+	raw, ok := stringValue(n)
+	if !ok && n != nil {
+		r.fail(FieldDescription, "Field 'description' must be a non-empty string, not a %s", kind(n))
+		return ""
+	}
+	d := strings.TrimSpace(raw)
+	if d == "" {
+		r.fail(FieldDescription, "Field 'description' must be a non-empty string")
+		return ""
+	}
+	if c := utf8.RuneCountInString(d); c > MaxDescriptionLength {
+		r.fail(FieldDescription, "Description exceeds %d character limit (%d chars)", MaxDescriptionLength, c)
+	}
+	return d
+}
+
+func validateCompatibility(n ast.Node, r *Report) string {
+	if n == nil {
+		return ""
+	}
+	v, ok := stringValue(n)
+	if !ok {
+		r.fail(FieldCompatibility, "Field 'compatibility' must be a string, not a %s", kind(n))
+		return ""
+	}
+	v = strings.TrimSpace(v)
+	if c := utf8.RuneCountInString(v); c > MaxCompatibilityLength {
+		r.fail(FieldCompatibility, "Compatibility exceeds %d character limit (%d chars)", MaxCompatibilityLength, c)
+	}
+	return v
+}
+
+func validateAllowedTools(n ast.Node, r *Report) []string {
+	if n == nil {
+		return nil
+	}
+	if v, ok := stringValue(n); ok {
+		return strings.Fields(v)
+	}
+	seq, ok := n.(*ast.SequenceNode)
+	if !ok {
+		r.fail(FieldAllowedTools, "Field 'allowed-tools' must be either a string or a list of strings, not a %s", kind(n))
+		return nil
+	}
+	tools := make([]string, 0, len(seq.Values))
+	for _, item := range seq.Values {
+		v, ok := stringValue(item)
+		if !ok {
+			r.fail(FieldAllowedTools, "Field 'allowed-tools' list items must all be strings (line %d holds a %s)", fileLine(item), kind(item))
+			return nil
+		}
+		tools = append(tools, strings.TrimSpace(v))
+	}
+	return tools
+}
+
+// validateMetadata reads metadata as a string-to-string map. Scalars keep the
+// text they were written with, so "version: 1.0" stays "1.0" rather than
+// becoming a float and back.
+func validateMetadata(n ast.Node, lenient bool, r *Report) map[string]string {
+	if n == nil {
+		return nil
+	}
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		r.fail(FieldMetadata, "Field 'metadata' must be a mapping of string keys to string values, not a %s", kind(n))
+		return nil
+	}
+	out := make(map[string]string, len(m.Values))
+	for _, mv := range m.Values {
+		key, ok := scalarKey(mv.Key)
+		if !ok {
+			r.fail(FieldMetadata, "Field 'metadata' keys must be plain strings (line %d)", fileLine(mv.Key))
+			continue
+		}
+		switch v := mv.Value.(type) {
+		case *ast.MappingNode, *ast.SequenceNode:
+			if !lenient {
+				r.fail(FieldMetadata, "Field 'metadata' values must be strings, but key '%s' holds a %s", key, kind(v))
+				continue
+			}
+			r.warn(FieldMetadata, "Field 'metadata' values must be strings, but key '%s' holds a %s; kept as its YAML text (lenient mode)", key, kind(v))
+			out[key] = v.String()
+		default:
+			out[key] = literal(v)
+		}
+	}
+	return out
+}
