@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+)
+
+// newFlags returns a flag set that reports errors instead of exiting, with a
+// usage line naming the command.
+func newFlags(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: skilld %s %s\n", name, synopsis)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(fs.Output(), "\nFlags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseArgs parses flags wherever they appear among the arguments, so
+// "skilld validate DIR --json" works as well as "skilld validate --json DIR";
+// a lone "--" ends flag parsing. When it returns ok false, the flag package
+// has already printed what was wrong (or the help text) and code is the exit
+// code to return.
+func parseArgs(fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, exitOK, false
+			}
+			return nil, exitUsage, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, exitOK, true
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), exitOK, true
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// usageErrorf prints a usage error and the command's usage and returns the
+// usage exit code.
+func usageErrorf(fs *flag.FlagSet, format string, args ...any) int {
+	fmt.Fprintf(fs.Output(), "skilld %s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.Usage()
+	return exitUsage
+}

@@ -1,0 +1,79 @@
+// Command skilld is the one binary of skilld: it validates and packs skills
+// today, and serves, runs and migrates as those parts land. Each subcommand
+// lives in its own file.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran and found a problem (an invalid skill, a failed task)
+	exitUsage   = 2 // the command line itself is wrong
+)
+
+// command is one subcommand. run gets the arguments after the subcommand
+// name and returns the process exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *env, args []string) int
+}
+
+// env is what a subcommand may touch: no globals, so tests run commands
+// in-process side by side.
+type env struct {
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func commands() []command {
+	return []command{
+		{"validate", "check skills against the Agent Skills specification", runValidate},
+		{"pack", "print the content digest and manifest of a skill package", runPack},
+		{"version", "print the skilld version", runVersion},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, e, args[1:])
+		}
+	}
+	fmt.Fprintf(e.stderr, "skilld: unknown command %q\n\n", args[0])
+	usage(e.stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: skilld <command> [flags] [arguments]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'skilld <command> -h' for a command's flags.")
+}

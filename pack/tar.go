@@ -1,0 +1,199 @@
+package pack
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"io"
+
+	"github.com/skilld/skilld"
+)
+
+// ReadTar reads an uncompressed tar stream into a package. A tar has no
+// index, so limits are enforced entry by entry from the header sizes before
+// each entry's data is read; the first entry over a limit stops the read.
+func ReadTar(ctx context.Context, r io.Reader, lim Limits) (*Package, error) {
+	return readTar(ctx, r, lim, nil)
+}
+
+// ReadTarGz reads a gzip-compressed tar stream into a package. On top of the
+// ReadTar checks, the whole stream is watched as it inflates: once it has
+// produced more than RatioCheckMinSize bytes it may not exceed MaxRatio
+// times the compressed bytes consumed. That catches bombs hidden in data the
+// package never keeps (skipped entries, folder entries with data) which the
+// per-file and total limits do not see.
+func ReadTarGz(ctx context.Context, r io.Reader, lim Limits) (*Package, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in := &countingReader{r: ctxReader{ctx, r}}
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errBadArchive(err, "not a valid gzip stream (%v)", err)
+	}
+	defer zr.Close()
+	g := &ratioGuard{r: zr, in: in, max: lim.MaxRatio}
+	p, err := readTar(ctx, g, lim, g)
+	if err != nil {
+		return nil, err
+	}
+	// The tar reader stops at the end-of-archive marker, before gzip has
+	// checked its CRC. Reading on to the end (still under the ratio
+	// guard) is what tells a corrupted stream from an intact one.
+	if _, err := io.Copy(io.Discard, g); err != nil {
+		if g.err != nil {
+			return nil, g.err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errBadArchive(err, "gzip stream is corrupt (%v)", err)
+	}
+	return p, nil
+}
+
+func readTar(ctx context.Context, r io.Reader, lim Limits, g *ratioGuard) (*Package, error) {
+	// fail prefers the guard's verdict: the tar reader reports a failed
+	// read of the stream below it as a generic error, if at all.
+	fail := func(err error, format string, args ...any) error {
+		if g != nil && g.err != nil {
+			return g.err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errBadArchive(err, format, args...)
+	}
+	tr := tar.NewReader(ctxReader{ctx, r})
+	b := budget{lim: lim}
+	var files []File
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fail(err, "not a valid tar archive (%v)", err)
+		}
+		name := trimDotSlash(hdr.Name)
+		switch hdr.Typeflag {
+		case tar.TypeXGlobalHeader:
+			// Metadata for the whole archive, such as the commit id that
+			// `git archive` (and so every GitHub tarball) records.
+			continue
+		case tar.TypeDir:
+			// "." is the archive root itself, as `tar -cf x.tar .` may write it.
+			if name = trimTrailingSlash(name); name == "" || name == "." {
+				continue
+			}
+			if err := CheckPath(name); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := CheckPath(name); err != nil {
+			return nil, err
+		}
+		if why := unsupportedTarType(hdr.Typeflag); why != "" {
+			if skipped(name) {
+				continue
+			}
+			return nil, errUnsupported("archive entry", name, why)
+		}
+		if skipped(name) {
+			continue
+		}
+		if err := b.admit(name, hdr.Size); err != nil {
+			return nil, err
+		}
+		data, err := readBounded(tr, hdr.Size)
+		if err != nil {
+			return nil, fail(err, "archive entry %q is corrupt or truncated (%v)", name, err)
+		}
+		if int64(len(data)) != hdr.Size {
+			// The tar reader frames entries by the header size, so this
+			// only happens if the stream ends early.
+			return nil, fail(nil, "archive entry %q is truncated", name)
+		}
+		files = append(files, File{Path: name, Data: data, Exec: hdr.Mode&0o111 != 0})
+	}
+	if g != nil && g.err != nil {
+		return nil, g.err
+	}
+	return finish(files, lim, true)
+}
+
+func trimTrailingSlash(name string) string {
+	for len(name) > 0 && name[len(name)-1] == '/' {
+		name = name[:len(name)-1]
+	}
+	return name
+}
+
+// unsupportedTarType explains why an entry type cannot be part of a package,
+// or returns "" for a regular file. Unknown types are refused rather than
+// guessed at: each extension means something different to another tool.
+func unsupportedTarType(t byte) string {
+	switch t {
+	case tar.TypeReg:
+		return ""
+	case tar.TypeSymlink:
+		return "is a symbolic link; links are not allowed in skill packages"
+	case tar.TypeLink:
+		return "is a hard link; links are not allowed in skill packages"
+	case tar.TypeChar:
+		return "is a character device; only regular files are allowed in skill packages"
+	case tar.TypeBlock:
+		return "is a block device; only regular files are allowed in skill packages"
+	case tar.TypeFifo:
+		return "is a FIFO (named pipe); only regular files are allowed in skill packages"
+	case tar.TypeGNUSparse:
+		return "is a sparse file; only regular files are allowed in skill packages"
+	}
+	return "has an unsupported entry type; only regular files and folders are allowed in skill packages"
+}
+
+// countingReader counts the compressed bytes handed to the decompressor.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ratioGuard sits on the inflated side of a stream and fails it when the
+// bytes produced outgrow max times the compressed bytes consumed. The
+// decompressor reads ahead in blocks, so consumed runs a few KiB ahead of
+// what was really needed; that errs on the side of accepting.
+type ratioGuard struct {
+	r   io.Reader
+	in  *countingReader
+	max int64
+	out int64
+	err error
+}
+
+func (g *ratioGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	g.out += int64(n)
+	if ratioExceeded(uint64(g.out), uint64(g.in.n), g.max) {
+		g.err = newError(skilld.ETOOLARGE, ErrCompressionRatio, nil,
+			"compressed archive expands more than %d:1 (%d bytes from %d); refusing a likely decompression bomb",
+			g.max, g.out, g.in.n)
+		return n, g.err
+	}
+	return n, err
+}
