@@ -1,0 +1,43 @@
+package skilld
+
+import "time"
+
+// Agent is a stored agent configuration: what the runtime needs to start a
+// task, with the skills attached to it.
+type Agent struct {
+	ID          string       `json:"id"`
+	WorkspaceID string       `json:"workspace_id"`
+	Name        string       `json:"name"`
+	Config      AgentConfig  `json:"config"`
+	Skills      []AgentSkill `json:"skills"`
+	CreatedBy   string       `json:"created_by,omitempty"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
+}
+
+// AgentConfig is an agent's behaviour. Zero values mean "the runtime's
+// default" so stored agents pick up better defaults without a migration.
+type AgentConfig struct {
+	Instruction string          `json:"instruction,omitempty"`
+	Model       string          `json:"model,omitempty"`
+	Tools       ToolPolicy      `json:"tools"`
+	Context     ContextSettings `json:"context"`
+}
+
+// ContextSettings are the context-budget knobs of an agent.
+type ContextSettings struct {
+	Window      int     `json:"window,omitempty"`       // model context window in tokens
+	Placement   string  `json:"placement,omitempty"`    // "transcript" or "context"
+	MaxLoaded   int     `json:"max_loaded,omitempty"`   // skills loaded at once (context placement)
+	MaxMessages int     `json:"max_messages,omitempty"` // transcript messages per request (windowing)
+	EntryShare  float64 `json:"entry_share,omitempty"`  // one activation's share of the window
+	SkillsShare float64 `json:"skills_share,omitempty"` // all activations' share of the window
+	Compaction  *bool   `json:"compaction,omitempty"`
+}
+
+// AgentSkill attaches a skill to an agent, optionally pinned to a version
+// (0 follows the skill's current version).
+type AgentSkill struct {
+	SkillID string `json:"skill_id"`
+	Version int    `json:"version,omitempty"`
+}

@@ -1,0 +1,36 @@
+package skilld
+
+import "time"
+
+// Effects of an install rule.
+const (
+	EffectAllow = "allow"
+	EffectDeny  = "deny"
+)
+
+// InstallRule allows or denies skills by where they come from. An empty
+// Registry matches every registry; MinTrust, when set, makes the rule match
+// only skills whose registry is trusted less than that level (a deny with
+// min_trust "verified" refuses community skills).
+type InstallRule struct {
+	Effect   string `json:"effect"`
+	Registry string `json:"registry,omitempty"`
+	MinTrust Trust  `json:"min_trust,omitempty"`
+}
+
+// ToolPolicy decides which tools an agent may call, by glob over tool
+// names: Denied always wins; a non-empty Allowed admits only what it
+// matches; RequireApproval pauses the task until someone approves the call.
+type ToolPolicy struct {
+	Denied          []string `json:"denied,omitempty"`
+	Allowed         []string `json:"allowed,omitempty"`
+	RequireApproval []string `json:"require_approval,omitempty"`
+}
+
+// Policy is a workspace's install rules and tool policy.
+type Policy struct {
+	WorkspaceID  string        `json:"workspace_id"`
+	InstallRules []InstallRule `json:"install_rules"`
+	Tools        ToolPolicy    `json:"tools"`
+	UpdatedAt    time.Time     `json:"updated_at"`
+}

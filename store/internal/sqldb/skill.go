@@ -1,0 +1,147 @@
+package sqldb
+
+import (
+	"context"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+// skillColumns lists a skill's columns, prefixed with a table alias.
+func skillColumns(alias string) string {
+	cols := []string{"id", "workspace_id", "name", "slug", "description", "source_type", "source_url",
+		"current_version", "registry", "trust", "COALESCE(catalog_item_id, '')", "catalog_version", "forked",
+		"created_by", "updated_by", "created_at", "updated_at"}
+	if alias != "" {
+		for i, c := range cols {
+			if strings.HasPrefix(c, "COALESCE(") {
+				cols[i] = "COALESCE(" + alias + "." + strings.TrimPrefix(c, "COALESCE(")
+			} else {
+				cols[i] = alias + "." + c
+			}
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+func scanSkill(r Row) (*skilld.Skill, error) {
+	var s skilld.Skill
+	if err := r.Scan(&s.ID, &s.WorkspaceID, &s.Name, &s.Slug, &s.Description, &s.SourceType, &s.SourceURL,
+		&s.Version, &s.Registry, &s.Trust, &s.CatalogItemID, &s.CatalogVersion, &s.Forked,
+		&s.CreatedBy, &s.UpdatedBy, &s.CreatedAt, &s.UpdatedAt); err != nil {
+		return nil, err
+	}
+	s.CreatedAt, s.UpdatedAt = utc(s.CreatedAt), utc(s.UpdatedAt)
+	return &s, nil
+}
+
+func (q *Queries) SkillCreate(ctx context.Context, p *store.SkillCreateParams) (*skilld.Skill, error) {
+	base := store.Slugify(p.Name)
+	var out *skilld.Skill
+	err := q.tx(ctx, func(q *Queries) error {
+		rows, err := q.c.Query(ctx, `SELECT slug FROM skills WHERE workspace_id = ? AND (slug = ? OR slug LIKE ?)`,
+			p.WorkspaceID, base, base+"-%")
+		slugs, err := collect(rows, err, func(r Row) (string, error) {
+			var s string
+			return s, r.Scan(&s)
+		})
+		if err != nil {
+			return internal(err, "creating skill %q", p.Name)
+		}
+		taken := make(map[string]bool, len(slugs))
+		for _, s := range slugs {
+			taken[s] = true
+		}
+		t := now()
+		for n := 1; n <= store.MaxSlugSuffix; n++ {
+			slug := store.SlugCandidate(base, n)
+			if taken[slug] {
+				continue
+			}
+			s, err := scanSkill(q.c.ExecRow(ctx, `INSERT INTO skills (id, workspace_id, name, slug, description, search_text,
+				source_type, source_url, registry, trust, catalog_item_id, catalog_version, created_by, updated_by, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (workspace_id, slug) DO NOTHING RETURNING `+skillColumns(""),
+				newID(), p.WorkspaceID, p.Name, slug, p.Description, store.SearchText(p.Name, p.Description),
+				p.SourceType, p.SourceURL, p.Registry, p.Trust, nullString(p.CatalogItemID), p.CatalogVersion,
+				p.CreatedBy, p.CreatedBy, t, t))
+			switch {
+			case isNoRows(err):
+				taken[slug] = true // taken by a concurrent create since the query above
+				continue
+			case err != nil:
+				if err := conflict(err, "a skill named "+quote(p.Name)+" already exists in this workspace", "name"); err != nil {
+					return err
+				}
+				return internal(err, "creating skill %q", p.Name)
+			}
+			out = s
+			return nil
+		}
+		return &skilld.Error{Code: skilld.ECONFLICT, Err: store.ErrConflictingSlugs,
+			Message: "every slug from " + quote(base) + " to " + quote(store.SlugCandidate(base, store.MaxSlugSuffix)) + " is taken in this workspace; choose another name"}
+	})
+	return out, err
+}
+
+func (q *Queries) SkillGet(ctx context.Context, p *store.SkillGetParams) (*skilld.Skill, error) {
+	key, val := "id", p.ID
+	switch {
+	case p.ID != "":
+	case p.Name != "":
+		key, val = "name", p.Name
+	default:
+		key, val = "slug", p.Slug
+	}
+	s, err := scanSkill(q.c.QueryRow(ctx, `SELECT `+skillColumns("")+` FROM skills WHERE workspace_id = ? AND `+key+` = ?`,
+		p.WorkspaceID, val))
+	return s, notFound(err, "skill %q", val)
+}
+
+func (q *Queries) SkillUpdate(ctx context.Context, p *store.SkillUpdateParams) (*skilld.Skill, error) {
+	var out *skilld.Skill
+	err := q.tx(ctx, func(q *Queries) error {
+		cur, err := q.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: p.WorkspaceID, ID: p.ID})
+		if err != nil {
+			return err
+		}
+		if p.Name != nil {
+			cur.Name = *p.Name
+		}
+		if p.Description != nil {
+			cur.Description = *p.Description
+		}
+		if p.SourceURL != nil {
+			cur.SourceURL = *p.SourceURL
+		}
+		if p.CatalogVersion != nil {
+			cur.CatalogVersion = *p.CatalogVersion
+		}
+		if p.Forked != nil {
+			cur.Forked = *p.Forked
+		}
+		s, err := scanSkill(q.c.ExecRow(ctx, `UPDATE skills SET name = ?, description = ?, search_text = ?, source_url = ?,
+			catalog_version = ?, forked = ?, updated_by = ?, updated_at = ?
+			WHERE id = ? AND workspace_id = ? RETURNING `+skillColumns(""),
+			cur.Name, cur.Description, store.SearchText(cur.Name, cur.Description), cur.SourceURL,
+			cur.CatalogVersion, cur.Forked, p.UpdatedBy, now(), p.ID, p.WorkspaceID))
+		if err := conflict(err, "a skill named "+quote(cur.Name)+" already exists in this workspace", "name"); err != nil {
+			return err
+		}
+		out = s
+		return notFound(err, "skill %q", p.ID)
+	})
+	return out, err
+}
+
+func (q *Queries) SkillDelete(ctx context.Context, p *store.SkillDeleteParams) error {
+	n, err := q.c.Exec(ctx, `DELETE FROM skills WHERE id = ? AND workspace_id = ?`, p.ID, p.WorkspaceID)
+	if err != nil {
+		return internal(err, "deleting skill %q", p.ID)
+	}
+	if n == 0 {
+		return notFound(ErrNoRows, "skill %q", p.ID)
+	}
+	return nil
+}

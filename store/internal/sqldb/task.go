@@ -1,0 +1,154 @@
+package sqldb
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+const taskColumns = `id, workspace_id, COALESCE(agent_id, ''), input, status, config, error, last_seq, created_by,
+	created_at, updated_at, started_at, finished_at`
+
+func scanTask(r Row) (*skilld.Task, error) {
+	var t skilld.Task
+	var config string
+	if err := r.Scan(&t.ID, &t.WorkspaceID, &t.AgentID, &t.Input, &t.Status, &config, &t.Error, &t.LastSeq, &t.CreatedBy,
+		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.FinishedAt); err != nil {
+		return nil, err
+	}
+	t.Config = json.RawMessage(config)
+	t.CreatedAt, t.UpdatedAt = utc(t.CreatedAt), utc(t.UpdatedAt)
+	t.StartedAt, t.FinishedAt = utcp(t.StartedAt), utcp(t.FinishedAt)
+	return &t, nil
+}
+
+// jsonText returns raw JSON as text for storage, "{}" when empty.
+func jsonText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	return string(raw)
+}
+
+func (q *Queries) TaskCreate(ctx context.Context, p *store.TaskCreateParams) (*skilld.Task, error) {
+	status := p.Status
+	if status == "" {
+		status = skilld.TaskQueued
+	}
+	t := now()
+	task, err := scanTask(q.c.ExecRow(ctx, `INSERT INTO tasks (id, workspace_id, agent_id, input, status, config, created_by, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+taskColumns,
+		newID(), p.WorkspaceID, nullString(p.AgentID), p.Input, status, jsonText(p.Config), p.CreatedBy, t, t))
+	return task, internal(err, "creating task")
+}
+
+func (q *Queries) TaskGet(ctx context.Context, p *store.TaskGetParams) (*skilld.Task, error) {
+	if p.WorkspaceID == "" {
+		t, err := scanTask(q.c.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = ?`, p.ID))
+		return t, notFound(err, "task %q", p.ID)
+	}
+	t, err := scanTask(q.c.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = ? AND workspace_id = ?`, p.ID, p.WorkspaceID))
+	return t, notFound(err, "task %q", p.ID)
+}
+
+func (q *Queries) TaskList(ctx context.Context, p *store.TaskListParams) ([]*skilld.Task, int, error) {
+	pg := p.Page.Normalize()
+	where, args := []string{"workspace_id = ?"}, []any{p.WorkspaceID}
+	if p.AgentID != "" {
+		where, args = append(where, "agent_id = ?"), append(args, p.AgentID)
+	}
+	if p.Status != "" {
+		where, args = append(where, "status = ?"), append(args, p.Status)
+	}
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM tasks WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, internal(err, "counting tasks")
+	}
+	rows, err := q.c.Query(ctx, `SELECT `+taskColumns+` FROM tasks WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
+		append(args, pg.Limit, pg.Offset)...)
+	tasks, err := collect(rows, err, scanTask)
+	return tasks, total, internal(err, "listing tasks")
+}
+
+func (q *Queries) TaskUpdate(ctx context.Context, p *store.TaskUpdateParams) (*skilld.Task, error) {
+	set, args := []string{"updated_at = ?"}, []any{now()}
+	if p.Status != "" {
+		set, args = append(set, "status = ?"), append(args, p.Status)
+	}
+	if p.Config != nil {
+		set, args = append(set, "config = ?"), append(args, jsonText(p.Config))
+	}
+	if p.Error != nil {
+		set, args = append(set, "error = ?"), append(args, *p.Error)
+	}
+	if p.StartedAt != nil {
+		set, args = append(set, "started_at = ?"), append(args, p.StartedAt.UTC())
+	}
+	if p.FinishedAt != nil {
+		set, args = append(set, "finished_at = ?"), append(args, p.FinishedAt.UTC())
+	}
+	sql := `UPDATE tasks SET ` + strings.Join(set, ", ") + ` WHERE id = ?`
+	args = append(args, p.ID)
+	if p.ExpectedStatus != "" {
+		sql += ` AND status = ?`
+		args = append(args, p.ExpectedStatus)
+	}
+	t, err := scanTask(q.c.ExecRow(ctx, sql+` RETURNING `+taskColumns, args...))
+	if isNoRows(err) && p.ExpectedStatus != "" {
+		cur, gerr := q.TaskGet(ctx, &store.TaskGetParams{ID: p.ID})
+		if gerr != nil {
+			return nil, gerr
+		}
+		return nil, &skilld.Error{Code: skilld.ECONFLICT,
+			Message: "task " + quote(p.ID) + " is " + string(cur.Status) + ", not " + string(p.ExpectedStatus)}
+	}
+	return t, notFound(err, "task %q", p.ID)
+}
+
+const taskLogColumns = `task_id, seq, kind, payload, created_at`
+
+func scanTaskLog(r Row) (*skilld.TaskLogEntry, error) {
+	var e skilld.TaskLogEntry
+	var payload string
+	if err := r.Scan(&e.TaskID, &e.Seq, &e.Kind, &payload, &e.CreatedAt); err != nil {
+		return nil, err
+	}
+	e.Payload = json.RawMessage(payload)
+	e.CreatedAt = utc(e.CreatedAt)
+	return &e, nil
+}
+
+// TaskLogAppend takes the next number from the task row in the same
+// transaction as the insert: the row update serializes appenders of one
+// task, and a rollback returns the number, so there are never gaps.
+func (q *Queries) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParams) (*skilld.TaskLogEntry, error) {
+	var out *skilld.TaskLogEntry
+	err := q.tx(ctx, func(q *Queries) error {
+		t := now()
+		var seq int64
+		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq`, t, p.TaskID).Scan(&seq)
+		if err != nil {
+			return notFound(err, "task %q", p.TaskID)
+		}
+		e, err := scanTaskLog(q.c.ExecRow(ctx, `INSERT INTO task_log (task_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)
+			RETURNING `+taskLogColumns, p.TaskID, seq, p.Kind, jsonText(p.Payload), t))
+		out = e
+		return internal(err, "appending to the log of task %q", p.TaskID)
+	})
+	return out, err
+}
+
+func (q *Queries) TaskLogList(ctx context.Context, p *store.TaskLogListParams) ([]*skilld.TaskLogEntry, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = store.MaxPageSize
+	}
+	rows, err := q.c.Query(ctx, `SELECT `+taskLogColumns+` FROM task_log WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+		p.TaskID, p.AfterSeq, limit)
+	es, err := collect(rows, err, scanTaskLog)
+	return es, internal(err, "reading the log of task %q", p.TaskID)
+}

@@ -1,0 +1,56 @@
+package sqldb
+
+import (
+	"context"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+const workspaceColumns = `id, name, created_at`
+
+func scanWorkspace(r Row) (*skilld.Workspace, error) {
+	var w skilld.Workspace
+	if err := r.Scan(&w.ID, &w.Name, &w.CreatedAt); err != nil {
+		return nil, err
+	}
+	w.CreatedAt = utc(w.CreatedAt)
+	return &w, nil
+}
+
+func (q *Queries) WorkspaceCreate(ctx context.Context, p *store.WorkspaceCreateParams) (*skilld.Workspace, error) {
+	w, err := scanWorkspace(q.c.ExecRow(ctx,
+		`INSERT INTO workspaces (id, name, created_at) VALUES (?, ?, ?) RETURNING `+workspaceColumns,
+		newID(), p.Name, now()))
+	if err := conflict(err, "workspace "+quote(p.Name)+" already exists", "name"); err != nil {
+		return nil, err
+	}
+	return w, internal(err, "creating workspace %q", p.Name)
+}
+
+func (q *Queries) WorkspaceGet(ctx context.Context, p *store.WorkspaceGetParams) (*skilld.Workspace, error) {
+	if p.ID != "" {
+		w, err := scanWorkspace(q.c.QueryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces WHERE id = ?`, p.ID))
+		return w, notFound(err, "workspace %q", p.ID)
+	}
+	w, err := scanWorkspace(q.c.QueryRow(ctx, `SELECT `+workspaceColumns+` FROM workspaces WHERE name = ?`, p.Name))
+	return w, notFound(err, "workspace %q", p.Name)
+}
+
+func (q *Queries) WorkspaceList(ctx context.Context, p *store.WorkspaceListParams) ([]*skilld.Workspace, error) {
+	pg := p.Page.Normalize()
+	rows, err := q.c.Query(ctx, `SELECT `+workspaceColumns+` FROM workspaces ORDER BY name LIMIT ? OFFSET ?`, pg.Limit, pg.Offset)
+	ws, err := collect(rows, err, scanWorkspace)
+	return ws, internal(err, "listing workspaces")
+}
+
+func (q *Queries) WorkspaceDelete(ctx context.Context, p *store.WorkspaceDeleteParams) error {
+	n, err := q.c.Exec(ctx, `DELETE FROM workspaces WHERE id = ?`, p.ID)
+	if err != nil {
+		return internal(err, "deleting workspace %q", p.ID)
+	}
+	if n == 0 {
+		return notFound(ErrNoRows, "workspace %q", p.ID)
+	}
+	return nil
+}

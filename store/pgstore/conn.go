@@ -1,0 +1,154 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/skilld/skilld/store/internal/sqldb"
+)
+
+// querier is what pgxpool.Pool and pgx.Tx have in common.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// conn runs the shared "?" queries on PostgreSQL, rewriting placeholders to
+// $1, $2, … once per distinct statement.
+type conn struct {
+	q     querier
+	binds *sync.Map // query text → rewritten text, shared with transactions
+}
+
+func (c conn) Query(ctx context.Context, sql string, args ...any) (sqldb.Rows, error) {
+	rows, err := c.q.Query(ctx, c.rebind(sql), args...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	return pgRows{rows}, nil
+}
+
+func (c conn) QueryRow(ctx context.Context, sql string, args ...any) sqldb.Row {
+	return pgRow{c.q.QueryRow(ctx, c.rebind(sql), args...)}
+}
+
+func (c conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := c.q.Exec(ctx, c.rebind(sql), args...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (c conn) ExecRow(ctx context.Context, sql string, args ...any) sqldb.Row {
+	return c.QueryRow(ctx, sql, args...)
+}
+
+func (c conn) rebind(sql string) string {
+	if v, ok := c.binds.Load(sql); ok {
+		return v.(string)
+	}
+	out := rebind(sql)
+	c.binds.Store(sql, out)
+	return out
+}
+
+// rebind turns each "?" outside a quoted string into $1, $2, ….
+func rebind(sql string) string {
+	var b strings.Builder
+	b.Grow(len(sql) + 16)
+	n, quoted := 0, false
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case c == '?' && !quoted:
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+type db struct {
+	conn
+	pool *pgxpool.Pool
+}
+
+func newDB(pool *pgxpool.Pool) *db {
+	return &db{conn: conn{q: pool, binds: &sync.Map{}}, pool: pool}
+}
+
+func (d *db) Begin(ctx context.Context) (sqldb.TxConn, error) {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return nil, translate(err)
+	}
+	return txConn{conn: conn{q: tx, binds: d.binds}, tx: tx}, nil
+}
+
+func (d *db) Close() error {
+	d.pool.Close()
+	return nil
+}
+
+type txConn struct {
+	conn
+	tx pgx.Tx
+}
+
+func (t txConn) Commit(ctx context.Context) error   { return translate(t.tx.Commit(ctx)) }
+func (t txConn) Rollback(ctx context.Context) error { return translate(t.tx.Rollback(ctx)) }
+
+type pgRow struct{ r pgx.Row }
+
+func (r pgRow) Scan(dest ...any) error { return translate(r.r.Scan(dest...)) }
+
+type pgRows struct{ r pgx.Rows }
+
+func (r pgRows) Next() bool             { return r.r.Next() }
+func (r pgRows) Scan(dest ...any) error { return translate(r.r.Scan(dest...)) }
+func (r pgRows) Err() error             { return translate(r.r.Err()) }
+func (r pgRows) Close()                 { r.r.Close() }
+
+// translate maps PostgreSQL errors onto the shared vocabulary. Constraints
+// keep PostgreSQL's default names (skills_workspace_id_slug_key), which
+// name their table and columns.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sqldb.ErrNoRows
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	kind := ""
+	switch pe.Code {
+	case "23505":
+		kind = "unique"
+	case "23503":
+		kind = "foreign_key"
+	case "23514":
+		kind = "check"
+	case "23502":
+		kind = "not_null"
+	default:
+		return err
+	}
+	return &sqldb.ConstraintError{Kind: kind, Constraint: pe.ConstraintName, Err: err}
+}

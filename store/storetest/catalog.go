@@ -1,0 +1,77 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+func newItem(t *testing.T, s store.Querier, registryID, name string, versions int) *skilld.CatalogItem {
+	t.Helper()
+	it := must[*skilld.CatalogItem](t)(s.CatalogItemCreate(ctx(t), &store.CatalogItemCreateParams{RegistryID: registryID, Name: name, Description: "draft"}))
+	for i := range versions {
+		must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionCreate(ctx(t), &store.CatalogItemVersionCreateParams{
+			ItemID: it.ID, Digest: newPackage(t, s, name+string(rune('a'+i))), Description: "about " + name, CreatedBy: "root",
+		}))
+	}
+	return must[*skilld.CatalogItem](t)(s.CatalogItemGet(ctx(t), &store.CatalogItemGetParams{ID: it.ID}))
+}
+
+func testCatalog(t *testing.T, open Opener) {
+	s := open(t)
+	acme := must[*skilld.Registry](t)(s.RegistryCreate(ctx(t), &store.RegistryCreateParams{Name: "acme", Trust: skilld.TrustCommunity}))
+	_, err := s.RegistryCreate(ctx(t), &store.RegistryCreateParams{Name: "acme", Trust: skilld.TrustOfficial})
+	wantCode(t, err, skilld.ECONFLICT)
+	_, err = s.RegistryCreate(ctx(t), &store.RegistryCreateParams{Name: "bad", Trust: "trusted"})
+	wantCode(t, err, skilld.EINVALID)
+	must[*skilld.Registry](t)(s.RegistryCreate(ctx(t), &store.RegistryCreateParams{Name: "Official", Trust: skilld.TrustOfficial}))
+	if g := must[*skilld.Registry](t)(s.RegistryGet(ctx(t), &store.RegistryGetParams{Name: "acme"})); g.ID != acme.ID || g.Trust != skilld.TrustCommunity {
+		t.Errorf("registry %+v", g)
+	}
+	if list := must[[]*skilld.Registry](t)(s.RegistryList(ctx(t), &store.RegistryListParams{})); len(list) != 2 || list[0].Name != "Official" {
+		t.Errorf("registries in byte order: %+v", list)
+	}
+
+	it := must[*skilld.CatalogItem](t)(s.CatalogItemCreate(ctx(t), &store.CatalogItemCreateParams{RegistryID: acme.ID, Name: "pdf", Description: "draft"}))
+	if it.LatestVersion != 0 || it.Registry != "acme" || it.Trust != skilld.TrustCommunity {
+		t.Fatalf("item %+v", it)
+	}
+	_, err = s.CatalogItemCreate(ctx(t), &store.CatalogItemCreateParams{RegistryID: acme.ID, Name: "pdf"})
+	wantCode(t, err, skilld.ECONFLICT)
+	_, err = s.CatalogItemCreate(ctx(t), &store.CatalogItemCreateParams{RegistryID: "missing", Name: "x"})
+	wantCode(t, err, skilld.ENOTFOUND)
+	_, err = s.CatalogItemVersionGet(ctx(t), &store.CatalogItemVersionGetParams{ItemID: it.ID})
+	wantCode(t, err, skilld.ENOTFOUND)
+
+	d1, d2 := newPackage(t, s, "pdf1"), newPackage(t, s, "pdf2")
+	v1 := must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionCreate(ctx(t), &store.CatalogItemVersionCreateParams{ItemID: it.ID, Digest: d1, Description: "Reads PDFs"}))
+	v2 := must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionCreate(ctx(t), &store.CatalogItemVersionCreateParams{ItemID: it.ID, Digest: d2, Description: "Reads and writes PDFs"}))
+	if v1.Number != 1 || v2.Number != 2 {
+		t.Fatalf("versions %d, %d", v1.Number, v2.Number)
+	}
+	_, err = s.CatalogItemVersionCreate(ctx(t), &store.CatalogItemVersionCreateParams{ItemID: it.ID, Digest: "sha256:missing"})
+	wantCode(t, err, skilld.EINVALID)
+	got := must[*skilld.CatalogItem](t)(s.CatalogItemGet(ctx(t), &store.CatalogItemGetParams{Registry: "acme", Name: "pdf"}))
+	if got.LatestVersion != 2 || got.Description != "Reads and writes PDFs" {
+		t.Errorf("item after publishing: %+v", got)
+	}
+	if latest := must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionGet(ctx(t), &store.CatalogItemVersionGetParams{ItemID: it.ID})); latest.Number != 2 || latest.Digest != d2 {
+		t.Errorf("latest %+v", latest)
+	}
+	if old := must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionGet(ctx(t), &store.CatalogItemVersionGetParams{ItemID: it.ID, Number: 1})); old.Digest != d1 {
+		t.Errorf("v1 %+v", old)
+	}
+	if vs := must[[]*skilld.CatalogItemVersion](t)(s.CatalogItemVersionList(ctx(t), &store.CatalogItemVersionListParams{ItemID: it.ID})); len(vs) != 2 || vs[0].Number != 2 {
+		t.Errorf("versions %+v", vs)
+	}
+	newItem(t, s, acme.ID, "csv", 1)
+	items, total, err := s.CatalogItemList(ctx(t), &store.CatalogItemListParams{Search: "WRITES pdf"})
+	if err != nil || total != 1 || len(items) != 1 || items[0].Name != "pdf" {
+		t.Errorf("search: %d items, total %d, err %v", len(items), total, err)
+	}
+	items, total, _ = s.CatalogItemList(ctx(t), &store.CatalogItemListParams{RegistryID: acme.ID, Page: store.Page{Limit: 1}})
+	if total != 2 || len(items) != 1 || items[0].Name != "csv" {
+		t.Errorf("paged list: %d items, total %d", len(items), total)
+	}
+}

@@ -1,0 +1,123 @@
+package storetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+func testTasks(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	ag := must[*skilld.Agent](t)(s.AgentCreate(ctx(t), &store.AgentCreateParams{WorkspaceID: ws.ID, Name: "a"}))
+	snapshot := json.RawMessage(`{"skills":[{"name":"x","digest":"sha256:00"}]}`)
+	task := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, AgentID: ag.ID, Input: "do it", Config: snapshot, CreatedBy: "ada"}))
+	if task.Status != skilld.TaskQueued || task.LastSeq != 0 || task.AgentID != ag.ID {
+		t.Fatalf("task %+v", task)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(task.Config, &cfg); err != nil || cfg["skills"] == nil {
+		t.Errorf("config snapshot %s (%v)", task.Config, err)
+	}
+	started := time.Now().UTC().Truncate(time.Microsecond)
+	run := must[*skilld.Task](t)(s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: task.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning, StartedAt: &started}))
+	if run.Status != skilld.TaskRunning || !run.StartedAt.Equal(started) {
+		t.Errorf("running %+v", run)
+	}
+	_, err := s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: task.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning})
+	wantCode(t, err, skilld.ECONFLICT)
+	_, err = s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: "missing", Status: skilld.TaskFailed})
+	wantCode(t, err, skilld.ENOTFOUND)
+
+	for i := 1; i <= 3; i++ {
+		e := must[*skilld.TaskLogEntry](t)(s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "message", Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}))
+		if e.Seq != int64(i) {
+			t.Fatalf("seq %d, want %d", e.Seq, i)
+		}
+	}
+	_, err = s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: "missing", Kind: "x"})
+	wantCode(t, err, skilld.ENOTFOUND)
+	log := must[[]*skilld.TaskLogEntry](t)(s.TaskLogList(ctx(t), &store.TaskLogListParams{TaskID: task.ID, AfterSeq: 1}))
+	if len(log) != 2 || log[0].Seq != 2 || string(log[1].Payload) != `{"n": 3}` && string(log[1].Payload) != `{"n":3}` {
+		t.Errorf("log after 1: %+v", log)
+	}
+	errText := "model unreachable"
+	done := time.Now().UTC()
+	fin := must[*skilld.Task](t)(s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: task.ID, Status: skilld.TaskFailed, Error: &errText, FinishedAt: &done}))
+	if fin.Status != skilld.TaskFailed || fin.Error != errText || fin.FinishedAt == nil || fin.LastSeq != 3 {
+		t.Errorf("finished %+v", fin)
+	}
+
+	other := newWorkspace(t, s, "other")
+	_, err = s.TaskGet(ctx(t), &store.TaskGetParams{WorkspaceID: other.ID, ID: task.ID})
+	wantCode(t, err, skilld.ENOTFOUND)
+	second := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "no agent"}))
+	tasks, total, err := s.TaskList(ctx(t), &store.TaskListParams{WorkspaceID: ws.ID})
+	if err != nil || total != 2 || tasks[0].ID != second.ID {
+		t.Errorf("newest first: total %d, err %v", total, err)
+	}
+	tasks, total, _ = s.TaskList(ctx(t), &store.TaskListParams{WorkspaceID: ws.ID, AgentID: ag.ID, Status: skilld.TaskFailed})
+	if total != 1 || tasks[0].ID != task.ID {
+		t.Errorf("filtered: total %d", total)
+	}
+}
+
+// testConcurrentTaskLog has 8 appenders write to one task's log at once:
+// the sequence must be exactly 1…N with no gaps and no duplicates.
+func testConcurrentTaskLog(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	task := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "x"}))
+	const appenders, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, appenders)
+	for a := range appenders {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "event",
+					Payload: json.RawMessage(fmt.Sprintf(`{"a":%d,"i":%d}`, a, i))}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	log := must[[]*skilld.TaskLogEntry](t)(s.TaskLogList(ctx(t), &store.TaskLogListParams{TaskID: task.ID}))
+	if len(log) != appenders*each {
+		t.Fatalf("%d entries, want %d", len(log), appenders*each)
+	}
+	for i, e := range log {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("entry %d has seq %d", i, e.Seq)
+		}
+	}
+	if got := must[*skilld.Task](t)(s.TaskGet(ctx(t), &store.TaskGetParams{ID: task.ID})); got.LastSeq != appenders*each {
+		t.Errorf("last_seq %d", got.LastSeq)
+	}
+}
+
+func testEvents(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	other := newWorkspace(t, s, "other")
+	var ids []int64
+	for i := range 3 {
+		e := must[*skilld.Event](t)(s.EventAppend(ctx(t), &store.EventAppendParams{WorkspaceID: ws.ID, Kind: "skill.created", Subject: fmt.Sprint(i), Actor: "ada"}))
+		ids = append(ids, e.ID)
+	}
+	must[*skilld.Event](t)(s.EventAppend(ctx(t), &store.EventAppendParams{WorkspaceID: other.ID, Kind: "x"}))
+	got := must[[]*skilld.Event](t)(s.EventList(ctx(t), &store.EventListParams{WorkspaceID: ws.ID, AfterID: ids[0]}))
+	if len(got) != 2 || got[0].ID != ids[1] || got[1].Subject != "2" || got[0].Actor != "ada" {
+		t.Errorf("events after the first: %+v", got)
+	}
+}

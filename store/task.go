@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/skilld/skilld"
+)
+
+// TaskQueries persist tasks and their append-only logs.
+type TaskQueries interface {
+	TaskCreate(ctx context.Context, p *TaskCreateParams) (*skilld.Task, error)
+	// TaskGet finds a task; with WorkspaceID set, only in that workspace.
+	// ENOTFOUND.
+	TaskGet(ctx context.Context, p *TaskGetParams) (*skilld.Task, error)
+	// TaskList lists a workspace's tasks, newest first.
+	TaskList(ctx context.Context, p *TaskListParams) ([]*skilld.Task, int, error)
+	// TaskUpdate changes what is set. With ExpectedStatus, ECONFLICT when
+	// the task is in another status (a transition lost a race).
+	TaskUpdate(ctx context.Context, p *TaskUpdateParams) (*skilld.Task, error)
+	// TaskLogAppend appends an entry with the next sequence number (1, 2,
+	// … with no gaps, even under concurrent appenders). ENOTFOUND when the
+	// task is missing.
+	TaskLogAppend(ctx context.Context, p *TaskLogAppendParams) (*skilld.TaskLogEntry, error)
+	// TaskLogList returns entries with Seq > AfterSeq in order.
+	TaskLogList(ctx context.Context, p *TaskLogListParams) ([]*skilld.TaskLogEntry, error)
+}
+
+type TaskCreateParams struct {
+	WorkspaceID string
+	AgentID     string
+	Input       string
+	Status      skilld.TaskStatus
+	Config      json.RawMessage
+	CreatedBy   string
+}
+
+type TaskGetParams struct{ WorkspaceID, ID string }
+
+type TaskListParams struct {
+	WorkspaceID string
+	AgentID     string
+	Status      skilld.TaskStatus
+	Page        Page
+}
+
+type TaskUpdateParams struct {
+	ID             string
+	ExpectedStatus skilld.TaskStatus
+	Status         skilld.TaskStatus
+	Config         json.RawMessage
+	Error          *string
+	StartedAt      *time.Time
+	FinishedAt     *time.Time
+}
+
+type TaskLogAppendParams struct {
+	TaskID  string
+	Kind    string
+	Payload json.RawMessage
+}
+
+type TaskLogListParams struct {
+	TaskID   string
+	AfterSeq int64
+	Limit    int
+}

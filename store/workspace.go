@@ -1,0 +1,29 @@
+package store
+
+import (
+	"context"
+
+	"github.com/skilld/skilld"
+)
+
+// WorkspaceQueries persist workspaces.
+type WorkspaceQueries interface {
+	// WorkspaceCreate inserts a workspace. ECONFLICT when the name is taken.
+	WorkspaceCreate(ctx context.Context, p *WorkspaceCreateParams) (*skilld.Workspace, error)
+	// WorkspaceGet finds a workspace by ID or, when ID is empty, by Name.
+	// ENOTFOUND when there is none.
+	WorkspaceGet(ctx context.Context, p *WorkspaceGetParams) (*skilld.Workspace, error)
+	// WorkspaceList lists workspaces by name.
+	WorkspaceList(ctx context.Context, p *WorkspaceListParams) ([]*skilld.Workspace, error)
+	// WorkspaceDelete removes a workspace and everything it owns.
+	// ENOTFOUND when there is none.
+	WorkspaceDelete(ctx context.Context, p *WorkspaceDeleteParams) error
+}
+
+type WorkspaceCreateParams struct{ Name string }
+
+type WorkspaceGetParams struct{ ID, Name string }
+
+type WorkspaceListParams struct{ Page Page }
+
+type WorkspaceDeleteParams struct{ ID string }
