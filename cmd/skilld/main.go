@@ -1,5 +1,5 @@
-// Command skilld is the one binary of skilld: it validates and packs skills
-// today, and serves, runs and migrates as those parts land. Each subcommand
+// Command skilld is the one binary of skilld: the server, the database
+// migrations, and the tools that validate and pack skills. Each subcommand
 // lives in its own file.
 package main
 
@@ -36,6 +36,8 @@ type env struct {
 
 func commands() []command {
 	return []command{
+		{"serve", "run the skilld server", runServe},
+		{"migrate", "apply database migrations", runMigrate},
 		{"validate", "check skills against the Agent Skills specification", runValidate},
 		{"pack", "print the content digest and manifest of a skill package", runPack},
 		{"version", "print the skilld version", runVersion},

@@ -56,9 +56,11 @@ func Open(ctx context.Context, url string, opts *store.Options) (*Store, error) 
 		return nil, err
 	}
 	s, err := sqldb.New(newDB(pool), &sqldb.Dialect{
-		Name:          "postgres",
-		LockShared:    "FOR SHARE",
-		MigrationLock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLockKey),
+		Name:           "postgres",
+		LockShared:     "FOR SHARE",
+		Explain:        "EXPLAIN",
+		ExplainColumns: 1,
+		MigrationLock:  fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLockKey),
 	}, migrations)
 	if err != nil {
 		pool.Close()
@@ -87,4 +89,3 @@ func redact(msg, url string) string {
 	}
 	return msg
 }
-

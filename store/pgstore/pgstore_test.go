@@ -1,72 +1,22 @@
 package pgstore_test
 
 import (
-	"context"
 	"fmt"
-	"net/url"
-	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store/internal/sqldb"
 
 	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/pgstore"
 	"github.com/skilld/skilld/store/storetest"
 )
 
-// testURL returns the server named by SKILLD_TEST_POSTGRES_URL. Without it
-// the tests skip with the reason, except under CI=true, where PostgreSQL is
-// required and its absence is a failure.
-func testURL(t testing.TB) string {
-	u := os.Getenv("SKILLD_TEST_POSTGRES_URL")
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("SKILLD_TEST_POSTGRES_URL is not set; CI requires PostgreSQL (./scripts/test starts one)")
-		}
-		t.Skip("SKILLD_TEST_POSTGRES_URL is not set; PostgreSQL tests skipped (./scripts/test starts a throwaway cluster when PostgreSQL is installed)")
-	}
-	return u
-}
-
-var schemas atomic.Int64
-
-// openFresh creates an empty schema for one test and opens a store whose
-// connections use it, dropping the schema afterwards.
-func openFresh(t testing.TB) *pgstore.Store {
-	t.Helper()
-	base := testURL(t)
-	schema := fmt.Sprintf("t_%d_%d", time.Now().UnixNano(), schemas.Add(1))
-	admin, err := pgx.Connect(t.Context(), base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(t.Context(), "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close(context.Background())
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	s, err := pgstore.Open(t.Context(), u.String(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store { return openFresh(t) })
+	storetest.Run(t, func(t *testing.T) store.Store { return storetest.OpenPostgres(t) })
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -77,5 +27,65 @@ func TestOpenErrors(t *testing.T) {
 	_, err = pgstore.Open(t.Context(), "postgres://u:hunter2@[bad", nil)
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("bad URL: %v", err)
+	}
+}
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) store.Store { return storetest.OpenPostgres(b) })
+}
+
+// TestQueryPlans checks, on a few thousand skills, that PostgreSQL lists
+// skills through indexes, never a sequential scan of the skills table. The
+// plans it relies on are recorded in docs/STORAGE.md.
+func TestQueryPlans(t *testing.T) {
+	url := storetest.FreshPostgresURL(t)
+	s, err := pgstore.Open(t.Context(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var target string
+	for i := range 3 {
+		ws, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: fmt.Sprint("w", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target = ws.ID
+		err = s.Tx(t.Context(), func(q store.Querier) error {
+			for j := range 2000 {
+				if _, err := q.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: fmt.Sprint("skill ", j),
+					Description: "d", SourceType: skilld.SourceContent}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), "ANALYZE"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range storetest.PlanCases() {
+		p.WorkspaceID = target
+		for _, st := range sqldb.SkillListStatements(&p) {
+			plan, err := s.Explain(t.Context(), st)
+			if err != nil {
+				t.Fatalf("%s: %v", st.SQL, err)
+			}
+			text := strings.Join(plan, "\n")
+			if strings.Contains(text, "Seq Scan on skills") {
+				t.Errorf("sequential scan of skills in plan of\n%s\n%s", st.SQL, text)
+			}
+			if testing.Verbose() {
+				t.Logf("%s\n%s", st.SQL, text)
+			}
+		}
 	}
 }

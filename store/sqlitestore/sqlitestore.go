@@ -75,7 +75,7 @@ func Open(ctx context.Context, path string, opts *store.Options) (*Store, error)
 		r.Close()
 		return nil, err
 	}
-	s, err := sqldb.New(&db{conn: conn{r: r, w: w}}, &sqldb.Dialect{Name: "sqlite"}, migrations)
+	s, err := sqldb.New(&db{conn: conn{r: r, w: w}}, &sqldb.Dialect{Name: "sqlite", Explain: "EXPLAIN QUERY PLAN", ExplainColumns: 4}, migrations)
 	if err != nil {
 		w.Close()
 		r.Close()
@@ -89,4 +89,3 @@ func Open(ctx context.Context, path string, opts *store.Options) (*Store, error)
 	}
 	return &Store{Store: s}, nil
 }
-

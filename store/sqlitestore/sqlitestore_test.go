@@ -1,24 +1,41 @@
 package sqlitestore_test
 
 import (
-	"path/filepath"
+	"github.com/skilld/skilld/store/internal/sqldb"
+	"strings"
 	"testing"
 
 	"github.com/skilld/skilld/store"
-	"github.com/skilld/skilld/store/sqlitestore"
 	"github.com/skilld/skilld/store/storetest"
 )
 
-func openTemp(t testing.TB) *sqlitestore.Store {
-	t.Helper()
-	s, err := sqlitestore.Open(t.Context(), filepath.Join(t.TempDir(), "skilld.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return storetest.OpenSQLite(t) })
 }
 
-func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store { return openTemp(t) })
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) store.Store { return storetest.OpenSQLite(b) })
+}
+
+// TestQueryPlans checks that listing skills reads through indexes, never a
+// scan of the whole skills table. The plans it relies on are recorded in
+// docs/STORAGE.md.
+func TestQueryPlans(t *testing.T) {
+	s := storetest.OpenSQLite(t)
+	for _, p := range storetest.PlanCases() {
+		for _, st := range sqldb.SkillListStatements(&p) {
+			plan, err := s.Explain(t.Context(), st)
+			if err != nil {
+				t.Fatalf("%s: %v", st.SQL, err)
+			}
+			for _, line := range plan {
+				if strings.HasPrefix(line, "SCAN") && !strings.Contains(line, "USING") {
+					t.Errorf("full table scan %q in plan of\n%s\nplan: %q", line, st.SQL, plan)
+				}
+			}
+			if testing.Verbose() {
+				t.Logf("%s\n  %s", st.SQL, strings.Join(plan, "\n  "))
+			}
+		}
+	}
 }

@@ -43,7 +43,7 @@ func (q *Queries) RegistryList(ctx context.Context, p *store.RegistryListParams)
 	return gs, internal(err, "listing registries")
 }
 
-const catalogItemColumns = `c.id, c.registry_id, r.name, r.trust, c.name, c.description, c.latest_version, c.created_at, c.updated_at`
+const catalogItemColumns = `c.id, c.registry_id, c.registry, r.trust, c.name, c.description, c.latest_version, c.created_at, c.updated_at`
 
 func scanCatalogItem(r Row) (*skilld.CatalogItem, error) {
 	var c skilld.CatalogItem
@@ -57,13 +57,17 @@ func scanCatalogItem(r Row) (*skilld.CatalogItem, error) {
 
 func (q *Queries) CatalogItemCreate(ctx context.Context, p *store.CatalogItemCreateParams) (*skilld.CatalogItem, error) {
 	id, t := newID(), now()
-	_, err := q.c.Exec(ctx, `INSERT INTO catalog_items (id, registry_id, name, description, search_text, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, p.RegistryID, p.Name, p.Description, store.SearchText(p.Name, p.Description), t, t)
+	n, err := q.c.Exec(ctx, `INSERT INTO catalog_items (id, registry_id, registry, name, description, search_text, created_at, updated_at)
+		SELECT ?, r.id, r.name, ?, ?, ?, ?, ? FROM registries r WHERE r.id = ?`,
+		id, p.Name, p.Description, store.SearchText(p.Name, p.Description), t, t, p.RegistryID)
 	if err := conflict(err, "the registry already has an item named "+quote(p.Name), "name"); err != nil {
 		return nil, err
 	}
 	if err != nil {
 		return nil, internal(err, "creating catalog item %q", p.Name)
+	}
+	if n == 0 {
+		return nil, notFound(ErrNoRows, "registry %q", p.RegistryID)
 	}
 	return q.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: id})
 }
@@ -94,7 +98,7 @@ func (q *Queries) CatalogItemList(ctx context.Context, p *store.CatalogItemListP
 		return nil, 0, internal(err, "counting catalog items")
 	}
 	rows, err := q.c.Query(ctx, `SELECT `+catalogItemColumns+` FROM catalog_items c JOIN registries r ON r.id = c.registry_id
-		WHERE `+cond+` ORDER BY r.name, c.name LIMIT ? OFFSET ?`, append(args, pg.Limit, pg.Offset)...)
+		WHERE `+cond+` ORDER BY c.registry, c.name LIMIT ? OFFSET ?`, append(args, pg.Limit, pg.Offset)...)
 	items, err := collect(rows, err, scanCatalogItem)
 	return items, total, internal(err, "listing catalog items")
 }

@@ -57,6 +57,10 @@ type Dialect struct {
 	// LockShared is appended to a SELECT to take a shared row lock
 	// ("FOR SHARE"); empty where the database serializes writers anyway.
 	LockShared string
+	// Explain prefixes a statement to get its query plan, which comes back
+	// as rows of ExplainColumns columns, the last one describing the node.
+	Explain        string
+	ExplainColumns int
 	// MigrationLock, when set, is run first in every migration
 	// transaction so that two processes starting at once apply each
 	// migration once.

@@ -40,8 +40,12 @@ func (q *Queries) SkillCreate(ctx context.Context, p *store.SkillCreateParams) (
 	base := store.Slugify(p.Name)
 	var out *skilld.Skill
 	err := q.tx(ctx, func(q *Queries) error {
-		rows, err := q.c.Query(ctx, `SELECT slug FROM skills WHERE workspace_id = ? AND (slug = ? OR slug LIKE ?)`,
-			p.WorkspaceID, base, base+"-%")
+		// Slugs hold only [a-z0-9-], so the ones from base to "base." ('.'
+		// follows '-' in byte order) are exactly base and base-…: one
+		// index range, where LIKE 'base-%' would scan the workspace
+		// (SQLite's LIKE is case-insensitive and cannot use the index).
+		rows, err := q.c.Query(ctx, `SELECT slug FROM skills WHERE workspace_id = ? AND slug >= ? AND slug < ?`,
+			p.WorkspaceID, base, base+".")
 		slugs, err := collect(rows, err, func(r Row) (string, error) {
 			var s string
 			return s, r.Scan(&s)
@@ -74,6 +78,9 @@ func (q *Queries) SkillCreate(ctx context.Context, p *store.SkillCreateParams) (
 				if err := conflict(err, "a skill named "+quote(p.Name)+" already exists in this workspace", "name"); err != nil {
 					return err
 				}
+				return internal(err, "creating skill %q", p.Name)
+			}
+			if _, err := q.c.Exec(ctx, `UPDATE workspaces SET skill_count = skill_count + 1 WHERE id = ?`, p.WorkspaceID); err != nil {
 				return internal(err, "creating skill %q", p.Name)
 			}
 			out = s
@@ -136,12 +143,15 @@ func (q *Queries) SkillUpdate(ctx context.Context, p *store.SkillUpdateParams) (
 }
 
 func (q *Queries) SkillDelete(ctx context.Context, p *store.SkillDeleteParams) error {
-	n, err := q.c.Exec(ctx, `DELETE FROM skills WHERE id = ? AND workspace_id = ?`, p.ID, p.WorkspaceID)
-	if err != nil {
+	return q.tx(ctx, func(q *Queries) error {
+		n, err := q.c.Exec(ctx, `DELETE FROM skills WHERE id = ? AND workspace_id = ?`, p.ID, p.WorkspaceID)
+		if err != nil {
+			return internal(err, "deleting skill %q", p.ID)
+		}
+		if n == 0 {
+			return notFound(ErrNoRows, "skill %q", p.ID)
+		}
+		_, err = q.c.Exec(ctx, `UPDATE workspaces SET skill_count = skill_count - 1 WHERE id = ?`, p.WorkspaceID)
 		return internal(err, "deleting skill %q", p.ID)
-	}
-	if n == 0 {
-		return notFound(ErrNoRows, "skill %q", p.ID)
-	}
-	return nil
+	})
 }

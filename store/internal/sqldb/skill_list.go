@@ -8,14 +8,22 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-// SkillList pages over two ordered sets, the workspace's skills and then
-// the catalog items it has not installed, without ever reading more than a
-// page of rows: it counts each set, then reads the page's share of each
-// with LIMIT/OFFSET.
-func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*store.SkillListResult, error) {
-	pg := p.Page.Normalize()
-	res := &store.SkillListResult{Items: []store.SkillListItem{}}
+// Statement is one SQL statement with its arguments.
+type Statement struct {
+	SQL  string
+	Args []any
+}
 
+// skillListQueries are the statements of one SkillList call: counting and
+// paging the workspace's skills, and (when the catalog is included)
+// counting and paging the catalog items the workspace has not installed.
+// The paging statements take LIMIT and OFFSET as their last two arguments.
+type skillListQueries struct {
+	skillCount, skillPage     Statement
+	catalogCount, catalogPage *Statement
+}
+
+func buildSkillList(p *store.SkillListParams) skillListQueries {
 	where := []string{"workspace_id = ?"}
 	args := []any{p.WorkspaceID}
 	if p.Search != "" {
@@ -34,14 +42,58 @@ func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*sto
 		}
 	}
 	cond := strings.Join(where, " AND ")
+	count := Statement{`SELECT COUNT(*) FROM skills WHERE ` + cond, args}
+	if len(where) == 1 {
+		count = Statement{`SELECT skill_count FROM workspaces WHERE id = ?`, args}
+	}
+	qs := skillListQueries{
+		skillCount: count,
+		skillPage:  Statement{`SELECT ` + skillColumns("") + ` FROM skills WHERE ` + cond + ` ORDER BY name LIMIT ? OFFSET ?`, args},
+	}
+	if !p.IncludeCatalog || p.FromCatalog != nil || p.SourceType != "" && p.SourceType != skilld.SourceCatalog {
+		return qs
+	}
+	ccond := `c.latest_version > 0 AND NOT EXISTS (SELECT 1 FROM installs i WHERE i.workspace_id = ? AND i.item_id = c.id)`
+	cargs := []any{p.WorkspaceID}
+	if p.Search != "" {
+		ccond += ` AND c.search_text LIKE ? ESCAPE '\'`
+		cargs = append(cargs, store.LikePattern(p.Search))
+	}
+	qs.catalogCount = &Statement{`SELECT COUNT(*) FROM catalog_items c WHERE ` + ccond, cargs}
+	qs.catalogPage = &Statement{`SELECT ` + catalogItemColumns + ` FROM catalog_items c JOIN registries r ON r.id = c.registry_id
+		WHERE ` + ccond + ` ORDER BY c.registry, c.name LIMIT ? OFFSET ?`, cargs}
+	return qs
+}
+
+// SkillListStatements returns the statements SkillList runs for p, with
+// example paging arguments, so drivers can test their query plans.
+func SkillListStatements(p *store.SkillListParams) []Statement {
+	qs := buildSkillList(p)
+	paged := func(s Statement) Statement {
+		return Statement{s.SQL, append(append([]any{}, s.Args...), 50, 0)}
+	}
+	out := []Statement{qs.skillCount, paged(qs.skillPage)}
+	if qs.catalogCount != nil {
+		out = append(out, *qs.catalogCount, paged(*qs.catalogPage))
+	}
+	return out
+}
+
+// SkillList pages over two ordered sets, the workspace's skills and then
+// the catalog items it has not installed, without ever reading more than a
+// page of rows: it counts each set, then reads the page's share of each
+// with LIMIT/OFFSET.
+func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*store.SkillListResult, error) {
+	pg := p.Page.Normalize()
+	qs := buildSkillList(p)
+	res := &store.SkillListResult{Items: []store.SkillListItem{}}
 	var nSkills int
-	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM skills WHERE `+cond, args...).Scan(&nSkills); err != nil {
+	if err := q.c.QueryRow(ctx, qs.skillCount.SQL, qs.skillCount.Args...).Scan(&nSkills); err != nil && !isNoRows(err) {
 		return nil, internal(err, "counting skills")
 	}
 	res.Total = nSkills
 	if pg.Offset < nSkills {
-		rows, err := q.c.Query(ctx, `SELECT `+skillColumns("")+` FROM skills WHERE `+cond+` ORDER BY name LIMIT ? OFFSET ?`,
-			append(args, pg.Limit, pg.Offset)...)
+		rows, err := q.c.Query(ctx, qs.skillPage.SQL, append(qs.skillPage.Args, pg.Limit, pg.Offset)...)
 		skills, err := collect(rows, err, scanSkill)
 		if err != nil {
 			return nil, internal(err, "listing skills")
@@ -50,25 +102,17 @@ func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*sto
 			res.Items = append(res.Items, store.SkillListItem{Skill: s})
 		}
 	}
-
-	if !p.IncludeCatalog || p.FromCatalog != nil || p.SourceType != "" && p.SourceType != skilld.SourceCatalog {
+	if qs.catalogCount == nil {
 		return res, nil
 	}
-	ccond := `c.latest_version > 0 AND NOT EXISTS (SELECT 1 FROM installs i WHERE i.workspace_id = ? AND i.item_id = c.id)`
-	cargs := []any{p.WorkspaceID}
-	if p.Search != "" {
-		ccond += ` AND c.search_text LIKE ? ESCAPE '\'`
-		cargs = append(cargs, store.LikePattern(p.Search))
-	}
 	var nCatalog int
-	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM catalog_items c WHERE `+ccond, cargs...).Scan(&nCatalog); err != nil {
+	if err := q.c.QueryRow(ctx, qs.catalogCount.SQL, qs.catalogCount.Args...).Scan(&nCatalog); err != nil {
 		return nil, internal(err, "counting catalog items")
 	}
 	res.Total += nCatalog
 	if room := pg.Limit - len(res.Items); room > 0 && nCatalog > 0 {
 		offset := max(pg.Offset-nSkills, 0)
-		rows, err := q.c.Query(ctx, `SELECT `+catalogItemColumns+` FROM catalog_items c JOIN registries r ON r.id = c.registry_id
-			WHERE `+ccond+` ORDER BY r.name, c.name LIMIT ? OFFSET ?`, append(cargs, room, offset)...)
+		rows, err := q.c.Query(ctx, qs.catalogPage.SQL, append(qs.catalogPage.Args, room, offset)...)
 		items, err := collect(rows, err, scanCatalogItem)
 		if err != nil {
 			return nil, internal(err, "listing catalog items")
@@ -78,4 +122,32 @@ func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*sto
 		}
 	}
 	return res, nil
+}
+
+// Explain returns the database's query plan for a statement, one line per
+// plan node, for tests and operators checking that queries use indexes.
+func (s *Store) Explain(ctx context.Context, st Statement) ([]string, error) {
+	rows, err := s.db.Query(ctx, s.d.Explain+" "+st.SQL, st.Args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		vals, err := scanAll(rows, s.d.ExplainColumns)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, vals[len(vals)-1])
+	}
+	return lines, rows.Err()
+}
+
+func scanAll(r Row, n int) ([]string, error) {
+	vals := make([]string, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return vals, r.Scan(ptrs...)
 }

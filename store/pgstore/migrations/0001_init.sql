@@ -6,7 +6,10 @@
 CREATE TABLE workspaces (
 	id         TEXT PRIMARY KEY,
 	name       TEXT COLLATE "C" NOT NULL UNIQUE,
-	created_at TIMESTAMPTZ NOT NULL
+	created_at TIMESTAMPTZ NOT NULL,
+	-- Kept by SkillCreate and SkillDelete, so an unfiltered list has its
+	-- total without counting a large workspace's skills.
+	skill_count BIGINT NOT NULL DEFAULT 0
 );
 
 CREATE TABLE members (
@@ -70,6 +73,7 @@ CREATE TABLE registries (
 CREATE TABLE catalog_items (
 	id             TEXT PRIMARY KEY,
 	registry_id    TEXT NOT NULL REFERENCES registries (id) ON DELETE CASCADE,
+	registry       TEXT COLLATE "C" NOT NULL, -- the registry's name, so lists page in index order
 	name           TEXT COLLATE "C" NOT NULL,
 	description    TEXT NOT NULL,
 	search_text    TEXT NOT NULL,
@@ -78,6 +82,9 @@ CREATE TABLE catalog_items (
 	updated_at     TIMESTAMPTZ NOT NULL,
 	UNIQUE (registry_id, name)
 );
+CREATE INDEX catalog_items_list ON catalog_items (registry, name);
+-- Counting what a workspace could install reads only published items.
+CREATE INDEX catalog_items_published ON catalog_items (id) WHERE latest_version > 0;
 
 CREATE TABLE catalog_item_versions (
 	item_id        TEXT NOT NULL REFERENCES catalog_items (id) ON DELETE CASCADE,

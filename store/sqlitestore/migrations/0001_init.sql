@@ -4,7 +4,10 @@
 CREATE TABLE workspaces (
 	id         TEXT PRIMARY KEY,
 	name       TEXT NOT NULL UNIQUE,
-	created_at DATETIME NOT NULL
+	created_at DATETIME NOT NULL,
+	-- Kept by SkillCreate and SkillDelete, so an unfiltered list has its
+	-- total without counting a large workspace's skills.
+	skill_count INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE members (
@@ -68,6 +71,7 @@ CREATE TABLE registries (
 CREATE TABLE catalog_items (
 	id             TEXT PRIMARY KEY,
 	registry_id    TEXT NOT NULL REFERENCES registries (id) ON DELETE CASCADE,
+	registry       TEXT NOT NULL, -- the registry's name, so lists page in index order
 	name           TEXT NOT NULL,
 	description    TEXT NOT NULL,
 	search_text    TEXT NOT NULL,
@@ -76,6 +80,9 @@ CREATE TABLE catalog_items (
 	updated_at     DATETIME NOT NULL,
 	UNIQUE (registry_id, name)
 );
+CREATE INDEX catalog_items_list ON catalog_items (registry, name);
+-- Counting what a workspace could install reads only published items.
+CREATE INDEX catalog_items_published ON catalog_items (id) WHERE latest_version > 0;
 
 CREATE TABLE catalog_item_versions (
 	item_id        TEXT NOT NULL REFERENCES catalog_items (id) ON DELETE CASCADE,

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestServe(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	var stdout, stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data}, &env{stdout: &stdout, stderr: &stderr})
+	}()
+	addr := regexp.MustCompile(`listening on (http://\S+)`)
+	var base string
+	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		cancel()
+		t.Fatalf("server did not start: %s", stderr.String())
+	}
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct{ Status string }
+	json.NewDecoder(resp.Body).Decode(&health)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || health.Status != "ok" {
+		t.Errorf("healthz: %d %+v", resp.StatusCode, health)
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Errorf("serve exited %d after a stop signal: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), filepath.ToSlash(filepath.Join(data, "skilld.db"))) {
+		t.Errorf("startup line should name the database: %s", stderr.String())
+	}
+}
+
+func TestServeBadStorage(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"serve", "--db", "mysql://h/db"},
+		{"serve", "--data", t.TempDir(), "--blobs", "ftp://x"},
+		{"serve", "--data", t.TempDir(), "--db", "postgres://u:secret@127.0.0.1:1/db?connect_timeout=1"},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		if code != exitFailure || strings.Contains(errOut, "secret") || !strings.HasPrefix(errOut, "skilld serve: ") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	code, out, errOut := runCLI(t, "migrate", "--status", "--data", data)
+	if code != exitOK || !strings.Contains(out, "0001_init  pending") {
+		t.Fatalf("status on an empty database: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "migrate", "--data", data)
+	if code != exitOK || !strings.Contains(out, "applied 1 migration(s)") || !strings.Contains(out, "0001_init  applied") {
+		t.Fatalf("migrate: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "migrate", "--data", data)
+	if code != exitOK || !strings.Contains(out, "applied 0 migration(s)") {
+		t.Errorf("migrate again: exit %d\n%s", code, out)
+	}
+}

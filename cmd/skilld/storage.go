@@ -1,0 +1,72 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/blob/bloburl"
+	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/storeurl"
+)
+
+// storageFlags are the flags of every command that opens skilld's storage.
+// Each has an environment variable, so a deployment sets them once.
+type storageFlags struct {
+	data  string
+	db    string
+	blobs string
+}
+
+func (f *storageFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.data, "data", cmp.Or(os.Getenv("SKILLD_DATA"), "skilld-data"),
+		"directory for the default SQLite database and blob store (env SKILLD_DATA)")
+	fs.StringVar(&f.db, "db", os.Getenv("SKILLD_DB"),
+		"metadata database URL: sqlite:///PATH or postgres://… (env SKILLD_DB; default sqlite in --data)")
+	fs.StringVar(&f.blobs, "blobs", os.Getenv("SKILLD_BLOBS"),
+		"blob store URL: file:///PATH or s3://BUCKET/PREFIX?endpoint=… (env SKILLD_BLOBS; default files in --data)")
+}
+
+// urls returns the database and blob store URLs, defaulting both to the
+// data directory.
+func (f *storageFlags) urls() (db, blobs string, err error) {
+	data, err := filepath.Abs(f.data)
+	if err != nil {
+		return "", "", err
+	}
+	db = cmp.Or(f.db, "sqlite://"+filepath.ToSlash(filepath.Join(data, "skilld.db")))
+	blobs = cmp.Or(f.blobs, "file://"+filepath.ToSlash(filepath.Join(data, "blobs")))
+	return db, blobs, nil
+}
+
+// openDB opens the metadata database.
+func (f *storageFlags) openDB(ctx context.Context, opts *store.Options) (store.Store, error) {
+	dbURL, _, err := f.urls()
+	if err != nil {
+		return nil, err
+	}
+	return storeurl.Open(ctx, dbURL, opts)
+}
+
+// openAll opens the database and the blob store, closing the first if the
+// second fails.
+func (f *storageFlags) openAll(ctx context.Context) (store.Store, blob.Store, error) {
+	_, blobsURL, err := f.urls()
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := f.openDB(ctx, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the database: %w", err)
+	}
+	blobs, err := bloburl.Open(ctx, blobsURL)
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("opening the blob store: %w", err), db.Close())
+	}
+	return db, blobs, nil
+}

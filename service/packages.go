@@ -1,0 +1,189 @@
+// Package service is where skilld's business rules live: skills, versions,
+// catalog, installs, policy and imports. The REST API, the CLI and the agent
+// toolset are thin adapters over it.
+package service
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/store"
+)
+
+// Packages stores and reads skill packages: each file's bytes as a blob
+// addressed by its own digest (shared by every package holding the same
+// bytes), the manifest and file list as rows.
+type Packages struct {
+	DB    store.Store
+	Blobs blob.Store
+}
+
+// cleanupTimeout bounds the cleanup after a failed Put, which runs even when
+// the caller's context is already done.
+const cleanupTimeout = 30 * time.Second
+
+// Put stores a package, all or nothing. It uploads the blobs that are not
+// stored yet, then writes the package and its files in one transaction. If
+// anything fails, it deletes the blobs it uploaded that no stored package
+// refers to, and never a blob another package uses; the rows were never
+// committed. Storing a package that exists changes nothing.
+//
+// Deleting unreferenced blobs races with other writers that rely on those
+// blobs but have not committed yet. The store's blob guard settles it: the
+// cleanup holds it exclusively and bumps an epoch, so a writer that sees the
+// epoch change between its uploads and its commit checks its blobs again
+// and re-uploads any that went missing.
+func (p *Packages) Put(ctx context.Context, pkg *pack.Package) (err error) {
+	epoch, err := p.DB.BlobGuard(ctx, &store.BlobGuardParams{})
+	if err != nil {
+		return err
+	}
+	var added []string
+	defer func() {
+		if err != nil && len(added) > 0 {
+			if cerr := p.cleanup(ctx, added); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+		}
+	}()
+	files := pkg.Files()
+	entries := pkg.Entries()
+	seen := make(map[string]bool, len(entries))
+	for i, e := range entries {
+		if seen[e.Digest] {
+			continue
+		}
+		seen[e.Digest] = true
+		switch _, err := p.Blobs.Stat(ctx, e.Digest); {
+		case err == nil:
+			continue
+		case !errors.Is(err, blob.ErrNotFound):
+			return fmt.Errorf("storing package %s: %w", pkg.Digest(), err)
+		}
+		if err := p.putBlob(ctx, e.Digest, files[i].Data); err != nil {
+			return fmt.Errorf("storing package %s: file %q: %w", pkg.Digest(), e.Path, err)
+		}
+		added = append(added, e.Digest)
+	}
+	res, err := p.DB.PackageCreate(ctx, packageParams(pkg))
+	if err != nil {
+		return err
+	}
+	if res.Epoch != epoch {
+		return p.ensureBlobs(ctx, pkg)
+	}
+	return nil
+}
+
+// putBlob uploads data and checks that the store agrees on its digest.
+func (p *Packages) putBlob(ctx context.Context, digest string, data []byte) error {
+	info, err := p.Blobs.Put(ctx, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	if info.Digest != digest {
+		return skilld.Errorf(skilld.EINTERNAL, "blob store stored %s as %s", digest, info.Digest)
+	}
+	return nil
+}
+
+// ensureBlobs re-uploads any blob of a committed package that a concurrent
+// cleanup deleted before the package's rows existed.
+func (p *Packages) ensureBlobs(ctx context.Context, pkg *pack.Package) error {
+	files := pkg.Files()
+	for i, e := range pkg.Entries() {
+		_, err := p.Blobs.Stat(ctx, e.Digest)
+		if errors.Is(err, blob.ErrNotFound) {
+			err = p.putBlob(ctx, e.Digest, files[i].Data)
+		}
+		if err != nil {
+			return fmt.Errorf("package %s: restoring file %q: %w", pkg.Digest(), e.Path, err)
+		}
+	}
+	return nil
+}
+
+// cleanup deletes the blobs a failed Put uploaded that no package refers to,
+// holding the blob guard exclusively so no package using them can commit
+// meanwhile.
+func (p *Packages) cleanup(ctx context.Context, added []string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	return p.DB.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.BlobGuard(ctx, &store.BlobGuardParams{Exclusive: true}); err != nil {
+			return err
+		}
+		used, err := q.BlobReferenced(ctx, &store.BlobReferencedParams{Digests: added})
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, d := range added {
+			if !used[d] {
+				if err := p.Blobs.Delete(ctx, d); err != nil {
+					errs = append(errs, fmt.Errorf("cleaning up blob %s: %w", d, err))
+				}
+			}
+		}
+		return errors.Join(errs...)
+	})
+}
+
+func packageParams(pkg *pack.Package) *store.PackageCreateParams {
+	entries := pkg.Entries()
+	files := make([]skilld.PackageFile, len(entries))
+	for i, e := range entries {
+		files[i] = skilld.PackageFile{Path: e.Path, Digest: e.Digest, Size: e.Size, Exec: e.Exec}
+	}
+	return &store.PackageCreateParams{Digest: pkg.Digest(), Manifest: pkg.Manifest(), Size: pkg.Size(), Files: files}
+}
+
+// Get reads a stored package back: every file from the blob store, checked
+// against its digest, and the whole package against its own.
+func (p *Packages) Get(ctx context.Context, digest string) (*pack.Package, error) {
+	if _, _, err := p.DB.PackageGet(ctx, &store.PackageGetParams{Digest: digest}); err != nil {
+		return nil, err
+	}
+	list, err := p.DB.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
+	if err != nil {
+		return nil, err
+	}
+	files := make([]pack.File, len(list))
+	for i, f := range list {
+		data, err := p.ReadFile(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("package %s: %w", digest, err)
+		}
+		files[i] = pack.File{Path: f.Path, Data: data, Exec: f.Exec}
+	}
+	pkg, err := pack.New(files, pack.Limits{})
+	if err != nil {
+		return nil, fmt.Errorf("package %s: %w", digest, err)
+	}
+	if pkg.Digest() != digest {
+		return nil, skilld.Errorf(skilld.EINTERNAL, "package %s reads back as %s: %w", digest, pkg.Digest(), blob.ErrIntegrity)
+	}
+	return pkg, nil
+}
+
+// ReadFile reads one file of a stored package, verified against its digest.
+func (p *Packages) ReadFile(ctx context.Context, f skilld.PackageFile) ([]byte, error) {
+	rc, err := p.Blobs.Open(ctx, f.Digest)
+	if err != nil {
+		return nil, fmt.Errorf("file %q: %w", f.Path, err)
+	}
+	defer rc.Close()
+	data := make([]byte, 0, f.Size)
+	buf := bytes.NewBuffer(data)
+	if _, err := io.Copy(buf, rc); err != nil {
+		return nil, fmt.Errorf("file %q: %w", f.Path, err)
+	}
+	return buf.Bytes(), nil
+}
