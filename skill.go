@@ -44,11 +44,23 @@ type Skill struct {
 	// CatalogItemID and CatalogVersion link an installed skill to the item
 	// and item version it is pinned to. Forked is set once the workspace
 	// edited the installed skill: pin updates no longer apply to it.
-	CatalogItemID  string    `json:"catalog_item_id,omitempty"`
-	CatalogVersion int       `json:"catalog_version,omitempty"`
-	Forked         bool      `json:"forked,omitempty"`
-	CreatedBy      string    `json:"created_by,omitempty"`
-	UpdatedBy      string    `json:"updated_by,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	CatalogItemID  string `json:"catalog_item_id,omitempty"`
+	CatalogVersion int    `json:"catalog_version,omitempty"`
+	Forked         bool   `json:"forked,omitempty"`
+	// Read-only, filled on reads: the current version's package digest,
+	// and for an install the item ("registry/name") and its newest version.
+	Digest               string    `json:"digest,omitempty"`
+	CatalogItem          string    `json:"catalog_item,omitempty"`
+	CatalogLatestVersion int       `json:"catalog_latest_version,omitempty"`
+	CreatedBy            string    `json:"created_by,omitempty"`
+	UpdatedBy            string    `json:"updated_by,omitempty"`
+	CreatedAt            time.Time `json:"created_at"`
+	UpdatedAt            time.Time `json:"updated_at"`
+}
+
+// UpdateAvailable reports whether the catalog item a skill was installed
+// from has a newer version that an update would bring in. A skill edited in
+// the workspace (forked) no longer follows its item.
+func (s *Skill) UpdateAvailable() bool {
+	return s.CatalogItemID != "" && !s.Forked && s.CatalogLatestVersion > s.CatalogVersion
 }

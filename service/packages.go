@@ -30,17 +30,19 @@ type Packages struct {
 const cleanupTimeout = 30 * time.Second
 
 // Put stores a package, all or nothing. It uploads the blobs that are not
-// stored yet, then writes the package and its files in one transaction. If
-// anything fails, it deletes the blobs it uploaded that no stored package
-// refers to, and never a blob another package uses; the rows were never
-// committed. Storing a package that exists changes nothing.
+// stored yet, then writes the package and its files in one transaction,
+// together with whatever then writes in the same transaction (the skill or
+// version that uses the package; nil for none). If anything fails, it
+// deletes the blobs it uploaded that no stored package refers to, and never
+// a blob another package uses; the rows were never committed. Storing a
+// package that exists changes nothing.
 //
 // Deleting unreferenced blobs races with other writers that rely on those
 // blobs but have not committed yet. The store's blob guard settles it: the
 // cleanup holds it exclusively and bumps an epoch, so a writer that sees the
 // epoch change between its uploads and its commit checks its blobs again
 // and re-uploads any that went missing.
-func (p *Packages) Put(ctx context.Context, pkg *pack.Package) (err error) {
+func (p *Packages) Put(ctx context.Context, pkg *pack.Package, then func(q store.Querier) error) (err error) {
 	epoch, err := p.DB.BlobGuard(ctx, &store.BlobGuardParams{})
 	if err != nil {
 		return err
@@ -72,7 +74,17 @@ func (p *Packages) Put(ctx context.Context, pkg *pack.Package) (err error) {
 		}
 		added = append(added, e.Digest)
 	}
-	res, err := p.DB.PackageCreate(ctx, packageParams(pkg))
+	var res *store.PackageCreateResult
+	err = p.DB.Tx(ctx, func(q store.Querier) error {
+		var err error
+		if res, err = q.PackageCreate(ctx, packageParams(pkg)); err != nil {
+			return err
+		}
+		if then != nil {
+			return then(q)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -129,6 +141,59 @@ func (p *Packages) cleanup(ctx context.Context, added []string) error {
 			if !used[d] {
 				if err := p.Blobs.Delete(ctx, d); err != nil {
 					errs = append(errs, fmt.Errorf("cleaning up blob %s: %w", d, err))
+				}
+			}
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// Release deletes the packages among digests that no skill version or
+// catalog version refers to any more, and then the blobs no remaining
+// package uses: what deleting a skill leaves behind. It holds the blob guard
+// exclusively, so a package being stored meanwhile keeps its blobs.
+func (p *Packages) Release(ctx context.Context, digests []string) error {
+	if len(digests) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	return p.DB.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.BlobGuard(ctx, &store.BlobGuardParams{Exclusive: true}); err != nil {
+			return err
+		}
+		used, err := q.PackageReferenced(ctx, &store.PackageReferencedParams{Digests: digests})
+		if err != nil {
+			return err
+		}
+		var blobs []string
+		for _, d := range digests {
+			if used[d] {
+				continue
+			}
+			files, err := q.PackageFileList(ctx, &store.PackageFileListParams{Digest: d})
+			if err != nil {
+				return err
+			}
+			for _, f := range files {
+				blobs = append(blobs, f.Digest)
+			}
+			if err := q.PackageDelete(ctx, &store.PackageDeleteParams{Digest: d}); err != nil {
+				return err
+			}
+		}
+		if len(blobs) == 0 {
+			return nil
+		}
+		stillUsed, err := q.BlobReferenced(ctx, &store.BlobReferencedParams{Digests: blobs})
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, b := range blobs {
+			if !stillUsed[b] {
+				if err := p.Blobs.Delete(ctx, b); err != nil {
+					errs = append(errs, fmt.Errorf("deleting blob %s: %w", b, err))
 				}
 			}
 		}

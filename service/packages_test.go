@@ -37,17 +37,28 @@ func (f *faultyBlobs) Put(ctx context.Context, r io.Reader) (blob.Info, error) {
 	return f.Store.Put(ctx, r)
 }
 
-// faultyStore fails PackageCreate when failCreate is set.
+// faultyStore fails PackageCreate (inside transactions, where Packages
+// calls it) when failCreate is set.
 type faultyStore struct {
 	store.Store
 	failCreate atomic.Bool
 }
 
-func (f *faultyStore) PackageCreate(ctx context.Context, p *store.PackageCreateParams) (*store.PackageCreateResult, error) {
-	if f.failCreate.Load() {
+// Tx hands fn a querier with the same fault.
+func (f *faultyStore) Tx(ctx context.Context, fn func(q store.Querier) error) error {
+	return f.Store.Tx(ctx, func(q store.Querier) error { return fn(&faultyQuerier{Querier: q, f: f}) })
+}
+
+type faultyQuerier struct {
+	store.Querier
+	f *faultyStore
+}
+
+func (q *faultyQuerier) PackageCreate(ctx context.Context, p *store.PackageCreateParams) (*store.PackageCreateResult, error) {
+	if q.f.failCreate.Load() {
 		return nil, errInjected
 	}
-	return f.Store.PackageCreate(ctx, p)
+	return q.Querier.PackageCreate(ctx, p)
 }
 
 type fixture struct {
@@ -107,10 +118,10 @@ func testRoundTrip(t *testing.T, open storetest.Opener) {
 	f := newFixture(t, open)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
 	pkg := makePackage(t, map[string]string{"SKILL.md": "---\nname: x\n---\n", "run.sh": "#!/bin/sh\n", "same.txt": "dup", "copy.txt": "dup", "big.bin": string(big)})
-	if err := f.pkgs.Put(t.Context(), pkg); err != nil {
+	if err := f.pkgs.Put(t.Context(), pkg, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.pkgs.Put(t.Context(), pkg); err != nil {
+	if err := f.pkgs.Put(t.Context(), pkg, nil); err != nil {
 		t.Fatalf("storing again: %v", err)
 	}
 	if n := len(f.blobList(t)); n != 4 {
@@ -135,7 +146,7 @@ func testFailedUpload(t *testing.T, open storetest.Opener) {
 	f := newFixture(t, open)
 	f.blobs.failPut = func(n int64) bool { return n == 3 }
 	pkg := makePackage(t, map[string]string{"a": "1", "b": "2", "c": "3", "d": "4"})
-	if err := f.pkgs.Put(t.Context(), pkg); !errors.Is(err, errInjected) {
+	if err := f.pkgs.Put(t.Context(), pkg, nil); !errors.Is(err, errInjected) {
 		t.Fatalf("Put = %v, want the injected failure", err)
 	}
 	if blobs := f.blobList(t); len(blobs) != 0 {
@@ -145,7 +156,7 @@ func testFailedUpload(t *testing.T, open storetest.Opener) {
 		t.Errorf("package row left behind: %v", err)
 	}
 	f.blobs.failPut = nil
-	if err := f.pkgs.Put(t.Context(), pkg); err != nil {
+	if err := f.pkgs.Put(t.Context(), pkg, nil); err != nil {
 		t.Fatalf("retry after the failure: %v", err)
 	}
 }
@@ -154,7 +165,7 @@ func testFailedCommit(t *testing.T, open storetest.Opener) {
 	f := newFixture(t, open)
 	f.db.failCreate.Store(true)
 	pkg := makePackage(t, map[string]string{"a": "1", "b": "2"})
-	if err := f.pkgs.Put(t.Context(), pkg); !errors.Is(err, errInjected) {
+	if err := f.pkgs.Put(t.Context(), pkg, nil); !errors.Is(err, errInjected) {
 		t.Fatalf("Put = %v, want the injected failure", err)
 	}
 	if blobs := f.blobList(t); len(blobs) != 0 {
@@ -167,12 +178,12 @@ func testFailedCommit(t *testing.T, open storetest.Opener) {
 func testSharedBlobs(t *testing.T, open storetest.Opener) {
 	f := newFixture(t, open)
 	first := makePackage(t, map[string]string{"shared": "same bytes", "own": "first"})
-	if err := f.pkgs.Put(t.Context(), first); err != nil {
+	if err := f.pkgs.Put(t.Context(), first, nil); err != nil {
 		t.Fatal(err)
 	}
 	f.db.failCreate.Store(true)
 	second := makePackage(t, map[string]string{"shared": "same bytes", "new": "second"})
-	if err := f.pkgs.Put(t.Context(), second); !errors.Is(err, errInjected) {
+	if err := f.pkgs.Put(t.Context(), second, nil); !errors.Is(err, errInjected) {
 		t.Fatalf("Put = %v", err)
 	}
 	f.db.failCreate.Store(false)
@@ -208,7 +219,7 @@ func testConcurrentFailures(t *testing.T, open storetest.Opener) {
 					"shared-a": "A", "shared-b": "B",
 					"own": fmt.Sprintf("writer %d attempt %d", i, attempt),
 				})
-				if err := f.pkgs.Put(t.Context(), pkg); err == nil {
+				if err := f.pkgs.Put(t.Context(), pkg, nil); err == nil {
 					stored[i] = pkg
 				}
 			}

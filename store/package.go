@@ -17,6 +17,13 @@ type PackageQueries interface {
 	PackageGet(ctx context.Context, p *PackageGetParams) (*skilld.PackageInfo, []byte, error)
 	// PackageFileList lists a package's files by path.
 	PackageFileList(ctx context.Context, p *PackageFileListParams) ([]skilld.PackageFile, error)
+	// PackageReferenced returns which of the package digests a skill
+	// version or a catalog item version refers to.
+	PackageReferenced(ctx context.Context, p *PackageReferencedParams) (map[string]bool, error)
+	// PackageDelete removes a package and its file list (not the blobs).
+	// Deleting a missing package is not an error. EINVALID (a foreign key)
+	// when a version still refers to it.
+	PackageDelete(ctx context.Context, p *PackageDeleteParams) error
 	// BlobReferenced returns which of the file digests any stored package
 	// refers to.
 	BlobReferenced(ctx context.Context, p *BlobReferencedParams) (map[string]bool, error)
@@ -46,6 +53,10 @@ type PackageCreateResult struct {
 type PackageGetParams struct{ Digest string }
 
 type PackageFileListParams struct{ Digest string }
+
+type PackageReferencedParams struct{ Digests []string }
+
+type PackageDeleteParams struct{ Digest string }
 
 type BlobReferencedParams struct{ Digests []string }
 

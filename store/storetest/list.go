@@ -73,6 +73,15 @@ func testSkillList(t *testing.T, open Opener) {
 	expect("with catalog and search", list(store.SkillListParams{IncludeCatalog: true, Search: "beta"}), 1, "catalog:beta")
 	expect("catalog source only", list(store.SkillListParams{IncludeCatalog: true, SourceType: skilld.SourceCatalog}), 3, "installed", "catalog:alpha", "catalog:beta")
 	expect("other source excludes catalog", list(store.SkillListParams{IncludeCatalog: true, SourceType: skilld.SourceZip}), 1, "Über Tool")
+	got := list(store.SkillListParams{FromCatalog: ptr(true)}).Items[0].Skill
+	if got.CatalogItem != "acme/installed" || got.CatalogLatestVersion != 1 || got.CatalogVersion != 1 || got.UpdateAvailable() {
+		t.Errorf("installed skill's catalog link: %+v", got)
+	}
+	must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionCreate(ctx(t), &store.CatalogItemVersionCreateParams{ItemID: installed.ID, Digest: newPackage(t, s, "installed v2"), Description: "v2"}))
+	got = must[*skilld.Skill](t)(s.SkillGet(ctx(t), &store.SkillGetParams{WorkspaceID: ws.ID, ID: sk.ID}))
+	if got.CatalogLatestVersion != 2 || !got.UpdateAvailable() {
+		t.Errorf("after publishing v2: %+v", got)
+	}
 	res := list(store.SkillListParams{IncludeCatalog: true, Page: store.Page{Offset: 9}})
 	if c := res.Items[0].Catalog; c == nil || c.Registry != "acme" || c.LatestVersion != 1 || c.Trust != skilld.TrustVerified {
 		t.Errorf("catalog projection %+v", res.Items[0].Catalog)

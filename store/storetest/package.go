@@ -54,6 +54,27 @@ func testPackages(t *testing.T, open Opener) {
 		t.Errorf("referenced = %v", ref)
 	}
 
+	// A package is referenced once a skill version or catalog version uses it.
+	ws := newWorkspace(t, s, "w")
+	sk := newSkill(t, s, ws.ID, "s")
+	used, unused := newPackage(t, s, "used"), newPackage(t, s, "unused")
+	must[*skilld.SkillVersion](t)(s.SkillVersionCreate(ctx(t), &store.SkillVersionCreateParams{WorkspaceID: ws.ID, SkillID: sk.ID, Digest: used}))
+	pref := must[map[string]bool](t)(s.PackageReferenced(ctx(t), &store.PackageReferencedParams{Digests: []string{used, unused, p.Digest}}))
+	if !pref[used] || pref[unused] || pref[p.Digest] {
+		t.Errorf("package references = %v", pref)
+	}
+	wantCode(t, s.PackageDelete(ctx(t), &store.PackageDeleteParams{Digest: used}), skilld.EINVALID)
+	if err := s.PackageDelete(ctx(t), &store.PackageDeleteParams{Digest: p.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	if left := must[map[string]bool](t)(s.BlobReferenced(ctx(t), &store.BlobReferencedParams{Digests: []string{files[0].Digest}})); len(left) != 0 {
+		t.Errorf("files of a deleted package still referenced: %v", left)
+	}
+	if err := s.PackageDelete(ctx(t), &store.PackageDeleteParams{Digest: p.Digest}); err != nil {
+		t.Errorf("deleting a missing package: %v", err)
+	}
+	p.Files = p.Files[:1]
+
 	e0 := must[int64](t)(s.BlobGuard(ctx(t), &store.BlobGuardParams{}))
 	var e1 int64
 	if err := s.Tx(ctx(t), func(q store.Querier) error {

@@ -32,6 +32,9 @@ func testSkillVersions(t *testing.T, open Opener) {
 		t.Fatalf("v3 %+v", v3)
 	}
 	cur := must[*skilld.Skill](t)(s.SkillGet(ctx(t), &store.SkillGetParams{WorkspaceID: ws.ID, ID: sk.ID}))
+	if cur.Digest != p1 {
+		t.Errorf("current digest %q, want version 3's %q", cur.Digest, p1)
+	}
 	if cur.Version != 3 || cur.UpdatedBy != "" {
 		t.Errorf("skill after 3 versions: version %d, updated by %q", cur.Version, cur.UpdatedBy)
 	}

@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/skilld/skilld"
@@ -78,27 +79,49 @@ func (q *Queries) PackageFileList(ctx context.Context, p *store.PackageFileListP
 }
 
 func (q *Queries) BlobReferenced(ctx context.Context, p *store.BlobReferencedParams) (map[string]bool, error) {
+	return q.present(ctx, `SELECT DISTINCT file_digest FROM package_files WHERE file_digest IN (%s)`, p.Digests, "checking blob references")
+}
+
+func (q *Queries) PackageReferenced(ctx context.Context, p *store.PackageReferencedParams) (map[string]bool, error) {
+	return q.present(ctx, `SELECT package_digest FROM skill_versions WHERE package_digest IN (%[1]s)
+		UNION SELECT package_digest FROM catalog_item_versions WHERE package_digest IN (%[1]s)`, p.Digests, "checking package references")
+}
+
+// present runs a query returning the subset of values it finds, in
+// batches; query has a %s (or %[1]s, repeated) where the placeholders go.
+func (q *Queries) present(ctx context.Context, query string, values []string, what string) (map[string]bool, error) {
 	out := make(map[string]bool)
-	for start := 0; start < len(p.Digests); start += fileBatch {
-		batch := p.Digests[start:min(start+fileBatch, len(p.Digests))]
-		args := make([]any, len(batch))
-		for i, d := range batch {
-			args[i] = d
-		}
+	for start := 0; start < len(values); start += fileBatch {
+		batch := values[start:min(start+fileBatch, len(values))]
 		in := strings.TrimSuffix(strings.Repeat("?, ", len(batch)), ", ")
-		rows, err := q.c.Query(ctx, `SELECT DISTINCT file_digest FROM package_files WHERE file_digest IN (`+in+`)`, args...)
+		sql := fmt.Sprintf(query, in)
+		var args []any
+		for range strings.Count(sql, "?") / len(batch) {
+			for _, d := range batch {
+				args = append(args, d)
+			}
+		}
+		rows, err := q.c.Query(ctx, sql, args...)
 		found, err := collect(rows, err, func(r Row) (string, error) {
 			var d string
 			return d, r.Scan(&d)
 		})
 		if err != nil {
-			return nil, internal(err, "checking blob references")
+			return nil, internal(err, "%s", what)
 		}
 		for _, d := range found {
 			out[d] = true
 		}
 	}
 	return out, nil
+}
+
+func (q *Queries) PackageDelete(ctx context.Context, p *store.PackageDeleteParams) error {
+	_, err := q.c.Exec(ctx, `DELETE FROM packages WHERE digest = ?`, p.Digest)
+	if constraint(err, "foreign_key") != nil {
+		return &skilld.Error{Code: skilld.EINVALID, Message: "package " + p.Digest + " is still used by a version", Err: err}
+	}
+	return internal(err, "deleting package %s", p.Digest)
 }
 
 func (q *Queries) BlobGuard(ctx context.Context, p *store.BlobGuardParams) (int64, error) {

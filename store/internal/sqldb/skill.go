@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/skilld/skilld"
@@ -23,6 +24,27 @@ func skillColumns(alias string) string {
 		}
 	}
 	return strings.Join(cols, ", ")
+}
+
+// skillSelect reads skills (alias s) with their current digest and, for
+// installs, their catalog item's name and newest version.
+const skillSelect = `SELECT %s, COALESCE(v.package_digest, ''), COALESCE(c.registry || '/' || c.name, ''), COALESCE(c.latest_version, 0)
+	FROM skills s
+	LEFT JOIN skill_versions v ON v.skill_id = s.id AND v.number = s.current_version
+	LEFT JOIN catalog_items c ON c.id = s.catalog_item_id`
+
+func selectSkills() string { return fmt.Sprintf(skillSelect, skillColumns("s")) }
+
+// scanSkillRead scans a row of skillSelect.
+func scanSkillRead(r Row) (*skilld.Skill, error) {
+	var s skilld.Skill
+	if err := r.Scan(&s.ID, &s.WorkspaceID, &s.Name, &s.Slug, &s.Description, &s.SourceType, &s.SourceURL,
+		&s.Version, &s.Registry, &s.Trust, &s.CatalogItemID, &s.CatalogVersion, &s.Forked,
+		&s.CreatedBy, &s.UpdatedBy, &s.CreatedAt, &s.UpdatedAt, &s.Digest, &s.CatalogItem, &s.CatalogLatestVersion); err != nil {
+		return nil, err
+	}
+	s.CreatedAt, s.UpdatedAt = utc(s.CreatedAt), utc(s.UpdatedAt)
+	return &s, nil
 }
 
 func scanSkill(r Row) (*skilld.Skill, error) {
@@ -101,8 +123,7 @@ func (q *Queries) SkillGet(ctx context.Context, p *store.SkillGetParams) (*skill
 	default:
 		key, val = "slug", p.Slug
 	}
-	s, err := scanSkill(q.c.QueryRow(ctx, `SELECT `+skillColumns("")+` FROM skills WHERE workspace_id = ? AND `+key+` = ?`,
-		p.WorkspaceID, val))
+	s, err := scanSkillRead(q.c.QueryRow(ctx, selectSkills()+` WHERE s.workspace_id = ? AND s.`+key+` = ?`, p.WorkspaceID, val))
 	return s, notFound(err, "skill %q", val)
 }
 
@@ -128,16 +149,19 @@ func (q *Queries) SkillUpdate(ctx context.Context, p *store.SkillUpdateParams) (
 		if p.Forked != nil {
 			cur.Forked = *p.Forked
 		}
-		s, err := scanSkill(q.c.ExecRow(ctx, `UPDATE skills SET name = ?, description = ?, search_text = ?, source_url = ?,
+		_, err = q.c.Exec(ctx, `UPDATE skills SET name = ?, description = ?, search_text = ?, source_url = ?,
 			catalog_version = ?, forked = ?, updated_by = ?, updated_at = ?
-			WHERE id = ? AND workspace_id = ? RETURNING `+skillColumns(""),
+			WHERE id = ? AND workspace_id = ?`,
 			cur.Name, cur.Description, store.SearchText(cur.Name, cur.Description), cur.SourceURL,
-			cur.CatalogVersion, cur.Forked, p.UpdatedBy, now(), p.ID, p.WorkspaceID))
+			cur.CatalogVersion, cur.Forked, p.UpdatedBy, now(), p.ID, p.WorkspaceID)
 		if err := conflict(err, "a skill named "+quote(cur.Name)+" already exists in this workspace", "name"); err != nil {
 			return err
 		}
-		out = s
-		return notFound(err, "skill %q", p.ID)
+		if err != nil {
+			return internal(err, "updating skill %q", p.ID)
+		}
+		out, err = q.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: p.WorkspaceID, ID: p.ID})
+		return err
 	})
 	return out, err
 }

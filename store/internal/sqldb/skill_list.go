@@ -24,31 +24,31 @@ type skillListQueries struct {
 }
 
 func buildSkillList(p *store.SkillListParams) skillListQueries {
-	where := []string{"workspace_id = ?"}
+	where := []string{"s.workspace_id = ?"}
 	args := []any{p.WorkspaceID}
 	if p.Search != "" {
-		where = append(where, `search_text LIKE ? ESCAPE '\'`)
+		where = append(where, `s.search_text LIKE ? ESCAPE '\'`)
 		args = append(args, store.LikePattern(p.Search))
 	}
 	if p.SourceType != "" {
-		where = append(where, "source_type = ?")
+		where = append(where, "s.source_type = ?")
 		args = append(args, p.SourceType)
 	}
 	if p.FromCatalog != nil {
 		if *p.FromCatalog {
-			where = append(where, "catalog_item_id IS NOT NULL")
+			where = append(where, "s.catalog_item_id IS NOT NULL")
 		} else {
-			where = append(where, "catalog_item_id IS NULL")
+			where = append(where, "s.catalog_item_id IS NULL")
 		}
 	}
 	cond := strings.Join(where, " AND ")
-	count := Statement{`SELECT COUNT(*) FROM skills WHERE ` + cond, args}
+	count := Statement{`SELECT COUNT(*) FROM skills s WHERE ` + cond, args}
 	if len(where) == 1 {
 		count = Statement{`SELECT skill_count FROM workspaces WHERE id = ?`, args}
 	}
 	qs := skillListQueries{
 		skillCount: count,
-		skillPage:  Statement{`SELECT ` + skillColumns("") + ` FROM skills WHERE ` + cond + ` ORDER BY name LIMIT ? OFFSET ?`, args},
+		skillPage:  Statement{selectSkills() + ` WHERE ` + cond + ` ORDER BY s.name LIMIT ? OFFSET ?`, args},
 	}
 	if !p.IncludeCatalog || p.FromCatalog != nil || p.SourceType != "" && p.SourceType != skilld.SourceCatalog {
 		return qs
@@ -94,7 +94,7 @@ func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*sto
 	res.Total = nSkills
 	if pg.Offset < nSkills {
 		rows, err := q.c.Query(ctx, qs.skillPage.SQL, append(qs.skillPage.Args, pg.Limit, pg.Offset)...)
-		skills, err := collect(rows, err, scanSkill)
+		skills, err := collect(rows, err, scanSkillRead)
 		if err != nil {
 			return nil, internal(err, "listing skills")
 		}

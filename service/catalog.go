@@ -1,0 +1,159 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/store"
+)
+
+// registryName is the shape of registry names; "github" is reserved for
+// GitHub imports.
+var registryName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// GitHubRegistry and GitHubTrust are what install policy sees for skills
+// imported from GitHub.
+const (
+	GitHubRegistry = "github"
+	GitHubTrust    = skilld.TrustCommunity
+)
+
+type CreateRegistryParams struct {
+	Name  string       `json:"name" jsonschema:"lowercase name of the registry"`
+	Trust skilld.Trust `json:"trust" jsonschema:"official, verified or community"`
+}
+
+// CreateRegistry adds a catalog registry (instance admins only).
+func (s *Service) CreateRegistry(ctx context.Context, a Actor, p CreateRegistryParams) (*skilld.Registry, error) {
+	if err := a.requireInstanceAdmin(); err != nil {
+		return nil, err
+	}
+	if !registryName.MatchString(p.Name) || p.Name == GitHubRegistry {
+		return nil, invalidField("name", "registry name %q must be 1 to 63 lowercase letters, digits, '.', '_' or '-', and not %q", p.Name, GitHubRegistry)
+	}
+	if !p.Trust.Valid() {
+		return nil, invalidField("trust", "trust must be official, verified or community, not %q", p.Trust)
+	}
+	return s.db.RegistryCreate(ctx, &store.RegistryCreateParams{Name: p.Name, Trust: p.Trust})
+}
+
+type ListRegistriesParams struct{ Page }
+
+type RegistryList struct {
+	Items []*skilld.Registry `json:"items"`
+}
+
+// ListRegistries lists the catalog's registries (any authenticated caller).
+func (s *Service) ListRegistries(ctx context.Context, a Actor, p ListRegistriesParams) (*RegistryList, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	pg, _, err := p.normalize()
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.db.RegistryList(ctx, &store.RegistryListParams{Page: pg})
+	if rs == nil {
+		rs = []*skilld.Registry{}
+	}
+	return &RegistryList{Items: rs}, err
+}
+
+type PublishCatalogItemParams struct {
+	Registry string `json:"registry" path:"r" jsonschema:"registry to publish into"`
+	Archive  []byte `json:"archive" jsonschema:"zip, tar or tar.gz archive of the skill folder (base64 in JSON)"`
+	SkillOptions
+}
+
+// PublishedItem is a catalog item with the version just published.
+type PublishedItem struct {
+	*skilld.CatalogItem
+	Version int    `json:"version"`
+	Digest  string `json:"digest"`
+}
+
+// PublishCatalogItem publishes a skill archive as the next version of the
+// registry's item with the skill's name, creating the item on first
+// publish (instance admins only). Versions are immutable.
+func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCatalogItemParams) (*PublishedItem, error) {
+	if err := a.requireInstanceAdmin(); err != nil {
+		return nil, err
+	}
+	reg, err := s.db.RegistryGet(ctx, &store.RegistryGetParams{Name: p.Registry})
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Archive) == 0 {
+		return nil, invalidField("archive", "archive is empty")
+	}
+	pkg, err := pack.ReadArchive(ctx, bytes.NewReader(p.Archive), int64(len(p.Archive)), pack.ArchiveLimits())
+	if err != nil {
+		return nil, err
+	}
+	name, desc, _, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions)
+	if err != nil {
+		return nil, err
+	}
+	var out *PublishedItem
+	err = s.packages.Put(ctx, pkg, func(q store.Querier) error {
+		item, err := q.CatalogItemGet(ctx, &store.CatalogItemGetParams{Registry: reg.Name, Name: name})
+		if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+			item, err = q.CatalogItemCreate(ctx, &store.CatalogItemCreateParams{RegistryID: reg.ID, Name: name, Description: desc})
+		}
+		if err != nil {
+			return err
+		}
+		v, err := q.CatalogItemVersionCreate(ctx, &store.CatalogItemVersionCreateParams{ItemID: item.ID, Digest: pkg.Digest(), Description: desc, CreatedBy: a.Name})
+		if err != nil {
+			return err
+		}
+		item, err = q.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: item.ID})
+		out = &PublishedItem{CatalogItem: item, Version: v.Number, Digest: v.Digest}
+		return err
+	})
+	return out, err
+}
+
+type ListCatalogItemsParams struct {
+	Search   string `json:"search,omitempty" query:"search" jsonschema:"text to find in names and descriptions"`
+	Registry string `json:"registry,omitempty" query:"registry" jsonschema:"only items of this registry"`
+	Page     int    `json:"page,omitempty" query:"page"`
+	PageSize int    `json:"page_size,omitempty" query:"page_size"`
+}
+
+type CatalogPage struct {
+	Items    []*skilld.CatalogItem `json:"items"`
+	Total    int                   `json:"total"`
+	Page     int                   `json:"page"`
+	PageSize int                   `json:"page_size"`
+}
+
+// ListCatalogItems lists catalog items, visible to every workspace.
+func (s *Service) ListCatalogItems(ctx context.Context, a Actor, p ListCatalogItemsParams) (*CatalogPage, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	pg, norm, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
+	if err != nil {
+		return nil, err
+	}
+	params := &store.CatalogItemListParams{Search: p.Search, Page: pg}
+	if p.Registry != "" {
+		reg, err := s.db.RegistryGet(ctx, &store.RegistryGetParams{Name: p.Registry})
+		if err != nil {
+			return nil, err
+		}
+		params.RegistryID = reg.ID
+	}
+	items, total, err := s.db.CatalogItemList(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		items = []*skilld.CatalogItem{}
+	}
+	return &CatalogPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}, nil
+}

@@ -1,0 +1,142 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+type InstallSkillParams struct {
+	Item    string `json:"item" jsonschema:"the catalog item as registry/name"`
+	Version int    `json:"version,omitempty" jsonschema:"item version to pin; the latest when omitted"`
+}
+
+// InstallSkill installs a catalog item into the workspace as a skill pinned
+// to an item version (members and up), after asking the install policy.
+// Installing an item again returns the existing skill. The skill shares the
+// item's package: nothing is copied.
+func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return nil, err
+	}
+	item, err := s.catalogItem(ctx, p.Item)
+	if err != nil {
+		return nil, err
+	}
+	if in, err := s.db.InstallGet(ctx, &store.InstallGetParams{WorkspaceID: a.WorkspaceID, ItemID: item.ID}); err == nil {
+		sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: in.SkillID})
+		if err != nil {
+			return nil, err
+		}
+		return view(sk, nil), nil
+	} else if skilld.ErrorCode(err) != skilld.ENOTFOUND {
+		return nil, err
+	}
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name); err != nil {
+		return nil, err
+	}
+	v, err := s.db.CatalogItemVersionGet(ctx, &store.CatalogItemVersionGetParams{ItemID: item.ID, Number: p.Version})
+	if err != nil {
+		return nil, err
+	}
+	var id string
+	err = s.db.Tx(ctx, func(q store.Querier) error {
+		sk, err := q.SkillCreate(ctx, &store.SkillCreateParams{
+			WorkspaceID: a.WorkspaceID, Name: item.Name, Description: v.Description, SourceType: skilld.SourceCatalog,
+			SourceURL: "catalog://" + item.Registry + "/" + item.Name, Registry: item.Registry, Trust: item.Trust,
+			CatalogItemID: item.ID, CatalogVersion: v.Number, CreatedBy: a.Name,
+		})
+		if err != nil {
+			return err
+		}
+		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: v.Digest,
+			Message: fmt.Sprintf("installed %s/%s version %d", item.Registry, item.Name, v.Number), CreatedBy: a.Name}); err != nil {
+			return err
+		}
+		_, err = q.InstallCreate(ctx, &store.InstallCreateParams{WorkspaceID: a.WorkspaceID, ItemID: item.ID, SkillID: sk.ID, Version: v.Number})
+		id = sk.ID
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "skill.installed", id)
+	sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: id})
+	if err != nil {
+		return nil, err
+	}
+	return view(sk, nil), nil
+}
+
+// catalogItem finds an item by "registry/name" or by ID.
+func (s *Service) catalogItem(ctx context.Context, ref string) (*skilld.CatalogItem, error) {
+	if reg, name, ok := strings.Cut(ref, "/"); ok {
+		return s.db.CatalogItemGet(ctx, &store.CatalogItemGetParams{Registry: reg, Name: name})
+	}
+	if ref == "" {
+		return nil, invalidField("item", "item is required, as registry/name")
+	}
+	return s.db.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: ref})
+}
+
+type UpdateInstalledSkillParams struct {
+	SkillRef
+	Version int `json:"version,omitempty" jsonschema:"item version to pin; the latest when omitted"`
+	// Reset discards the workspace's own edits of a forked install.
+	Reset bool `json:"reset,omitempty" jsonschema:"also update a skill edited in this workspace, discarding its edits from the current version on"`
+}
+
+// UpdateInstalledSkill moves an installed skill's pin to another item
+// version (admins only), as a new skill version. A skill edited in the
+// workspace is not updated unless Reset is set.
+func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateInstalledSkillParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	sk, err := s.skill(ctx, a, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if sk.CatalogItemID == "" {
+		return nil, skilld.Errorf(skilld.EINVALID, "skill %q was not installed from the catalog", sk.Name)
+	}
+	if sk.Forked && !p.Reset {
+		return nil, skilld.Errorf(skilld.ECONFLICT, "skill %q was edited in this workspace; pass reset to replace its edits with the catalog version", sk.Name)
+	}
+	item, err := s.db.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: sk.CatalogItemID})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name); err != nil {
+		return nil, err
+	}
+	v, err := s.db.CatalogItemVersionGet(ctx, &store.CatalogItemVersionGetParams{ItemID: item.ID, Number: p.Version})
+	if err != nil {
+		return nil, err
+	}
+	err = s.db.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: v.Digest,
+			Message: fmt.Sprintf("updated to %s/%s version %d", item.Registry, item.Name, v.Number), CreatedBy: a.Name}); err != nil {
+			return err
+		}
+		forked, number, desc := false, v.Number, v.Description
+		if _, err := q.SkillUpdate(ctx, &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, CatalogVersion: &number,
+			Forked: &forked, Description: &desc, UpdatedBy: a.Name}); err != nil {
+			return err
+		}
+		_, err := q.InstallUpdate(ctx, &store.InstallUpdateParams{WorkspaceID: a.WorkspaceID, ItemID: item.ID, Version: v.Number})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "skill.updated_from_catalog", sk.ID)
+	sk, err = s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: sk.ID})
+	if err != nil {
+		return nil, err
+	}
+	return view(sk, nil), nil
+}

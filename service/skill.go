@@ -1,0 +1,223 @@
+package service
+
+import (
+	"context"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/skillmd"
+	"github.com/skilld/skilld/store"
+)
+
+// SkillView is a skill as the API and the toolset show it.
+type SkillView struct {
+	*skilld.Skill
+	UpdateAvailable bool `json:"update_available"`
+	// Warnings are the validator's warnings when the skill was created or
+	// edited in lenient mode.
+	Warnings []skilld.Detail `json:"warnings,omitempty"`
+}
+
+func view(s *skilld.Skill, warnings []skilld.Detail) *SkillView {
+	return &SkillView{Skill: s, UpdateAvailable: s.UpdateAvailable(), Warnings: warnings}
+}
+
+// SkillRef names a skill of the actor's workspace by ID or slug.
+type SkillRef struct {
+	ID string `json:"id" path:"id" jsonschema:"the skill's ID or slug"`
+}
+
+// skill finds a skill of the actor's workspace by ID, then by slug.
+func (s *Service) skill(ctx context.Context, a Actor, ref string) (*skilld.Skill, error) {
+	if strings.TrimSpace(ref) == "" {
+		return nil, invalidField("id", "skill id is required")
+	}
+	sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: ref})
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+		sk, err = s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, Slug: ref})
+	}
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+		return nil, skilld.Errorf(skilld.ENOTFOUND, "skill %q not found in this workspace", ref)
+	}
+	return sk, err
+}
+
+type GetSkillParams struct {
+	SkillRef
+}
+
+// GetSkill returns one skill (viewers and up).
+func (s *Service) GetSkill(ctx context.Context, a Actor, p GetSkillParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	sk, err := s.skill(ctx, a, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return view(sk, nil), nil
+}
+
+type ListSkillsParams struct {
+	Search         string            `json:"search,omitempty" query:"search" jsonschema:"case-insensitive text to find in names and descriptions"`
+	SourceType     skilld.SourceType `json:"source_type,omitempty" query:"source_type" jsonschema:"content, zip, github, path or catalog"`
+	IncludeCatalog bool              `json:"include_catalog,omitempty" query:"include_catalog" jsonschema:"also list catalog items this workspace has not installed, after its own skills"`
+	Page           int               `json:"page,omitempty" query:"page" jsonschema:"page number, from 1"`
+	PageSize       int               `json:"page_size,omitempty" query:"page_size" jsonschema:"items per page, at most 100 (default 50)"`
+}
+
+// SkillListItem is a workspace skill (Kind "skill") or a catalog item the
+// workspace could install (Kind "catalog", in CatalogItem).
+type SkillListItem struct {
+	Kind string `json:"kind"`
+	*SkillView
+	CatalogItem *skilld.CatalogItem `json:"catalog_item,omitempty"`
+}
+
+// SkillPage is one page of a skill list. Lists never carry SKILL.md bodies.
+type SkillPage struct {
+	Items    []SkillListItem `json:"items"`
+	Total    int             `json:"total"`
+	Page     int             `json:"page"`
+	PageSize int             `json:"page_size"`
+}
+
+// ListSkills pages through the workspace's skills by name, then, with
+// IncludeCatalog, the catalog items it has not installed.
+func (s *Service) ListSkills(ctx context.Context, a Actor, p ListSkillsParams) (*SkillPage, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	if p.SourceType != "" && !p.SourceType.Valid() {
+		return nil, invalidField("source_type", "source_type must be content, zip, github, path or catalog, not %q", p.SourceType)
+	}
+	pg, norm, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.db.SkillList(ctx, &store.SkillListParams{
+		WorkspaceID: a.WorkspaceID, Search: p.Search, SourceType: p.SourceType, IncludeCatalog: p.IncludeCatalog, Page: pg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &SkillPage{Items: make([]SkillListItem, len(res.Items)), Total: res.Total, Page: norm.Page, PageSize: norm.PageSize}
+	for i, it := range res.Items {
+		if it.Skill != nil {
+			out.Items[i] = SkillListItem{Kind: "skill", SkillView: view(it.Skill, nil)}
+		} else {
+			out.Items[i] = SkillListItem{Kind: "catalog", CatalogItem: it.Catalog}
+		}
+	}
+	return out, nil
+}
+
+type UpdateSkillMetadataParams struct {
+	SkillRef
+	Name        *string `json:"name,omitempty" jsonschema:"new name; the slug does not change"`
+	Description *string `json:"description,omitempty" jsonschema:"new description, at most 1024 characters"`
+}
+
+// UpdateSkillMetadata renames a skill or changes its description (members
+// and up). The slug never changes; the name must still be a valid skill
+// name and unique in the workspace.
+func (s *Service) UpdateSkillMetadata(ctx context.Context, a Actor, p UpdateSkillMetadataParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return nil, err
+	}
+	sk, err := s.skill(ctx, a, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	up := &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, UpdatedBy: a.Name}
+	if p.Name != nil {
+		name := skillmd.NormalizeName(*p.Name)
+		if err := checkName(name); err != nil {
+			return nil, err
+		}
+		up.Name = &name
+	}
+	if p.Description != nil {
+		d := strings.TrimSpace(*p.Description)
+		if err := checkDescription(d); err != nil {
+			return nil, err
+		}
+		up.Description = &d
+	}
+	if up.Name == nil && up.Description == nil {
+		return nil, invalidField("name", "nothing to change: give a name or a description")
+	}
+	sk, err = s.db.SkillUpdate(ctx, up)
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "skill.updated", sk.ID)
+	return view(sk, nil), nil
+}
+
+type DeleteSkillParams struct {
+	SkillRef
+}
+
+// DeleteSkill deletes a skill with its versions (members and up). Packages
+// and blobs that nothing else uses any more are deleted too.
+func (s *Service) DeleteSkill(ctx context.Context, a Actor, p DeleteSkillParams) error {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return err
+	}
+	sk, err := s.skill(ctx, a, p.ID)
+	if err != nil {
+		return err
+	}
+	versions, err := s.allVersions(ctx, a, sk.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.db.SkillDelete(ctx, &store.SkillDeleteParams{WorkspaceID: a.WorkspaceID, ID: sk.ID}); err != nil {
+		return err
+	}
+	s.event(ctx, a, a.WorkspaceID, "skill.deleted", sk.ID)
+	digests := make([]string, 0, len(versions))
+	for _, v := range versions {
+		digests = append(digests, v.Digest)
+	}
+	// The skill is gone either way; a failure to free its storage leaves
+	// garbage, not a broken skill, so it is not reported as a failed delete.
+	s.packages.Release(ctx, digests)
+	return nil
+}
+
+func (s *Service) allVersions(ctx context.Context, a Actor, skillID string) ([]*skilld.SkillVersion, error) {
+	var out []*skilld.SkillVersion
+	for offset := 0; ; offset += store.MaxPageSize {
+		vs, err := s.db.SkillVersionList(ctx, &store.SkillVersionListParams{WorkspaceID: a.WorkspaceID, SkillID: skillID,
+			Page: store.Page{Limit: store.MaxPageSize, Offset: offset}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vs...)
+		if len(vs) < store.MaxPageSize {
+			return out, nil
+		}
+	}
+}
+
+func checkName(name string) error {
+	if name == "" {
+		return invalidField("name", "name must not be empty")
+	}
+	if problems := skillmd.NameProblems(name); len(problems) > 0 {
+		return invalidField("name", "%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func checkDescription(d string) error {
+	if d == "" {
+		return invalidField("description", "description must not be empty")
+	}
+	if n := len([]rune(d)); n > skillmd.MaxDescriptionLength {
+		return invalidField("description", "Description exceeds %d character limit (%d chars)", skillmd.MaxDescriptionLength, n)
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/skillmd"
+	"github.com/skilld/skilld/store"
+)
+
+// SkillOptions are what every way of creating a skill accepts besides its
+// files: overrides of the frontmatter's name and description (which must
+// still be valid), and lenient validation.
+type SkillOptions struct {
+	Name        string `json:"name,omitempty" jsonschema:"name to use instead of the one in SKILL.md"`
+	Description string `json:"description,omitempty" jsonschema:"description to use instead of the one in SKILL.md"`
+	Lenient     bool   `json:"lenient,omitempty" jsonschema:"accept unknown frontmatter keys, reporting them as warnings"`
+}
+
+type CreateSkillParams struct {
+	Files map[string]string `json:"files" jsonschema:"the skill's files as text by path; SKILL.md at the root is required"`
+	SkillOptions
+}
+
+// CreateSkill creates a skill from inline files (members and up), within
+// the inline limits: 200 files, 5 MiB, 10 folders deep.
+func (s *Service) CreateSkill(ctx context.Context, a Actor, p CreateSkillParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return nil, err
+	}
+	pkg, err := inlinePackage(p.Files)
+	if err != nil {
+		return nil, err
+	}
+	return s.createFromPackage(ctx, a, pkg, "", p.SkillOptions, source{typ: skilld.SourceContent})
+}
+
+// inlinePackage builds a package from inline text files.
+func inlinePackage(files map[string]string) (*pack.Package, error) {
+	if len(files) == 0 {
+		return nil, invalidField("files", "files is required and must include SKILL.md")
+	}
+	if len(files) > pack.InlineMaxFiles {
+		return nil, &skilld.Error{Code: skilld.ETOOLARGE, Message: "too many files: inline skills may have at most 200", Err: pack.ErrTooManyFiles}
+	}
+	list := make([]pack.File, 0, len(files))
+	for path, text := range files {
+		list = append(list, pack.File{Path: path, Data: []byte(text), Exec: strings.HasPrefix(text, "#!")})
+	}
+	return pack.New(list, pack.InlineLimits())
+}
+
+type CreateSkillFromArchiveParams struct {
+	Archive []byte `json:"archive" jsonschema:"a zip, tar or tar.gz archive of the skill folder (base64 in JSON)"`
+	SkillOptions
+}
+
+// CreateSkillFromArchive creates a skill from an uploaded zip, tar or
+// tar.gz archive (members and up), within the upload limits: 1,000 files,
+// 10 MiB per file, 50 MiB in all.
+func (s *Service) CreateSkillFromArchive(ctx context.Context, a Actor, p CreateSkillFromArchiveParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return nil, err
+	}
+	if len(p.Archive) == 0 {
+		return nil, invalidField("archive", "archive is empty")
+	}
+	pkg, err := pack.ReadArchive(ctx, bytes.NewReader(p.Archive), int64(len(p.Archive)), pack.ArchiveLimits())
+	if err != nil {
+		return nil, err
+	}
+	return s.createFromPackage(ctx, a, pkg, pkg.TopDir(), p.SkillOptions, source{typ: skilld.SourceZip})
+}
+
+type ImportPathParams struct {
+	Path string `json:"path" jsonschema:"absolute path of a skill folder on the server"`
+	SkillOptions
+}
+
+// ImportPath creates a skill from a folder on the server (admins only, and
+// only under the folders the operator allowed; off by default).
+func (s *Service) ImportPath(ctx context.Context, a Actor, p ImportPathParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	if len(s.cfg.PathImportRoots) == 0 {
+		return nil, skilld.Errorf(skilld.EFORBIDDEN, "importing from server paths is disabled (start the server with --path-import-root)")
+	}
+	dir, err := s.allowedPath(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := pack.ReadDir(ctx, dir, pack.ArchiveLimits())
+	if err != nil {
+		return nil, err
+	}
+	return s.createFromPackage(ctx, a, pkg, filepath.Base(dir), p.SkillOptions, source{typ: skilld.SourcePath, url: "file://" + filepath.ToSlash(dir)})
+}
+
+// allowedPath resolves p, following links, and checks that it lies inside
+// one of the configured roots.
+func (s *Service) allowedPath(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", invalidField("path", "path must be absolute, not %q", p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", skilld.Errorf(skilld.ENOTFOUND, "path %q does not exist", p)
+		}
+		return "", invalidField("path", "cannot resolve %q: %v", p, err)
+	}
+	for _, root := range s.cfg.PathImportRoots {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return real, nil
+		}
+	}
+	return "", skilld.Errorf(skilld.EFORBIDDEN, "path %q is outside the folders allowed for imports", p)
+}
+
+// source says where a new skill comes from.
+type source struct {
+	typ            skilld.SourceType
+	url            string
+	registry       string
+	trust          skilld.Trust
+	catalogItemID  string
+	catalogVersion int
+}
+
+// checkSkill validates a package as a skill: a root SKILL.md that passes
+// the specification (dir, when set, is the folder name it must match), with
+// the overrides applied and checked. It returns the name and description
+// to store and the validator's warnings.
+func checkSkill(pkg *pack.Package, dir string, o SkillOptions) (name, desc string, warnings []skilld.Detail, err error) {
+	file := skillmd.Filename(func(n string) bool { _, ok := pkg.File(n); return ok })
+	if file == "" {
+		return "", "", nil, invalidField("files", "the skill has no SKILL.md at its root")
+	}
+	f, _ := pkg.File(file)
+	opts := skillmd.Options{Lenient: o.Lenient, Dir: dir}
+	if o.Name != "" {
+		opts.Dir = "" // an explicit name replaces the folder's
+	}
+	r := skillmd.Check(f.Data, opts)
+	if o.Name != "" || o.Description != "" {
+		r.Errors = dropOverridden(r.Errors, o)
+	}
+	if err := r.Err(); err != nil {
+		return "", "", r.Warnings, err
+	}
+	name, desc = r.Skill.Name, r.Skill.Description
+	if o.Name != "" {
+		name = skillmd.NormalizeName(o.Name)
+		if err := checkName(name); err != nil {
+			return "", "", r.Warnings, err
+		}
+	}
+	if o.Description != "" {
+		desc = strings.TrimSpace(o.Description)
+		if err := checkDescription(desc); err != nil {
+			return "", "", r.Warnings, err
+		}
+	}
+	return name, desc, r.Warnings, nil
+}
+
+// dropOverridden removes the problems of fields that an override replaces,
+// so a SKILL.md without a usable name can be stored under a given one.
+func dropOverridden(errs []skilld.Detail, o SkillOptions) []skilld.Detail {
+	out := errs[:0:0]
+	for _, e := range errs {
+		if e.Field == skillmd.FieldName && o.Name != "" || e.Field == skillmd.FieldDescription && o.Description != "" {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// createFromPackage validates and stores a new skill with its first
+// version, all or nothing.
+func (s *Service) createFromPackage(ctx context.Context, a Actor, pkg *pack.Package, dir string, o SkillOptions, src source) (*SkillView, error) {
+	name, desc, warnings, err := checkSkill(pkg, dir, o)
+	if err != nil {
+		return nil, err
+	}
+	var id string
+	err = s.packages.Put(ctx, pkg, func(q store.Querier) error {
+		sk, err := q.SkillCreate(ctx, &store.SkillCreateParams{
+			WorkspaceID: a.WorkspaceID, Name: name, Description: desc, SourceType: src.typ, SourceURL: src.url,
+			Registry: src.registry, Trust: src.trust, CatalogItemID: src.catalogItemID, CatalogVersion: src.catalogVersion,
+			CreatedBy: a.Name,
+		})
+		if err != nil {
+			return err
+		}
+		zero := 0
+		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{
+			WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: pkg.Digest(), Message: "created", CreatedBy: a.Name, ExpectedVersion: &zero,
+		}); err != nil {
+			return err
+		}
+		id = sk.ID
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "skill.created", id)
+	sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: id})
+	if err != nil {
+		return nil, err
+	}
+	return view(sk, warnings), nil
+}

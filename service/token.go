@@ -1,0 +1,175 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+// tokenPrefix marks skilld secrets, so secret scanners and people can tell
+// what leaked.
+const tokenPrefix = "skd_"
+
+// newSecret returns a fresh API token secret: 160 random bits.
+func newSecret() string {
+	b := make([]byte, 20)
+	rand.Read(b)
+	return tokenPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// HashToken is what is stored for a secret: its SHA-256. Secrets are random
+// and long, so a fast hash is enough; a slow one would only slow every
+// request.
+func HashToken(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+type CreateTokenParams struct {
+	Name string      `json:"name" jsonschema:"what the token is for"`
+	Role skilld.Role `json:"role" jsonschema:"admin, member or viewer"`
+	// ExpiresIn is a Go duration ("720h"); empty means no expiry.
+	ExpiresIn string `json:"expires_in,omitempty" jsonschema:"lifetime as a duration such as 720h; empty for no expiry"`
+}
+
+// NewToken is a created token with its secret, shown only this once.
+type NewToken struct {
+	*skilld.Token
+	Secret string `json:"token"`
+}
+
+// CreateToken creates a token in the actor's workspace (admins only). A
+// token never has more rights than its creator.
+func (s *Service) CreateToken(ctx context.Context, a Actor, p CreateTokenParams) (*NewToken, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Name) == "" {
+		return nil, invalidField("name", "token name is required")
+	}
+	if !p.Role.Valid() {
+		return nil, invalidField("role", "role must be admin, member or viewer, not %q", p.Role)
+	}
+	var expires *time.Time
+	if p.ExpiresIn != "" {
+		d, err := time.ParseDuration(p.ExpiresIn)
+		if err != nil || d <= 0 {
+			return nil, invalidField("expires_in", "expires_in must be a positive duration such as 720h, not %q", p.ExpiresIn)
+		}
+		t := s.cfg.Now().Add(d).UTC()
+		expires = &t
+	}
+	secret := newSecret()
+	t, err := s.db.TokenCreate(ctx, &store.TokenCreateParams{
+		WorkspaceID: a.WorkspaceID, Name: p.Name, Role: p.Role, Hash: HashToken(secret), CreatedBy: a.Name, ExpiresAt: expires,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "token.created", t.ID)
+	return &NewToken{Token: t, Secret: secret}, nil
+}
+
+type ListTokensParams struct{ Page }
+
+type TokenList struct {
+	Items []*skilld.Token `json:"items"`
+}
+
+// ListTokens lists the workspace's tokens (admins only); secrets are never
+// shown again.
+func (s *Service) ListTokens(ctx context.Context, a Actor, p ListTokensParams) (*TokenList, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	pg, _, err := p.normalize()
+	if err != nil {
+		return nil, err
+	}
+	ts, err := s.db.TokenList(ctx, &store.TokenListParams{WorkspaceID: a.WorkspaceID, Page: pg})
+	if ts == nil {
+		ts = []*skilld.Token{}
+	}
+	return &TokenList{Items: ts}, err
+}
+
+type RevokeTokenParams struct {
+	ID string `json:"id" path:"id"`
+}
+
+// RevokeToken revokes a token of the workspace (admins only).
+func (s *Service) RevokeToken(ctx context.Context, a Actor, p RevokeTokenParams) error {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return err
+	}
+	if err := s.db.TokenRevoke(ctx, &store.TokenRevokeParams{WorkspaceID: a.WorkspaceID, ID: p.ID, At: s.cfg.Now()}); err != nil {
+		return err
+	}
+	s.event(ctx, a, a.WorkspaceID, "token.revoked", p.ID)
+	return nil
+}
+
+// touchInterval limits how often a token's last use is written: once a
+// minute is precise enough and keeps reads from becoming writes.
+const touchInterval = time.Minute
+
+// Authenticate resolves an API token secret to its actor. Unknown, revoked
+// and expired tokens are EUNAUTHORIZED with a message that does not say
+// which (that would help guessing).
+func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error) {
+	if !strings.HasPrefix(secret, tokenPrefix) {
+		return Actor{}, skilld.Errorf(skilld.EUNAUTHORIZED, "invalid, expired or revoked token")
+	}
+	t, err := s.db.TokenGetByHash(ctx, &store.TokenGetByHashParams{Hash: HashToken(secret)})
+	now := s.cfg.Now()
+	if err != nil || !t.Active(now) {
+		if err != nil && skilld.ErrorCode(err) != skilld.ENOTFOUND {
+			return Actor{}, err
+		}
+		return Actor{}, skilld.Errorf(skilld.EUNAUTHORIZED, "invalid, expired or revoked token")
+	}
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > touchInterval {
+		s.db.TokenTouch(context.WithoutCancel(ctx), &store.TokenTouchParams{ID: t.ID, At: now})
+	}
+	return Actor{WorkspaceID: t.WorkspaceID, Role: t.Role, InstanceAdmin: t.InstanceAdmin, Name: "token:" + t.Name, TokenID: t.ID}, nil
+}
+
+// BootstrapWorkspace is the workspace made on first start.
+const BootstrapWorkspace = "default"
+
+// Bootstrap prepares an empty installation: it creates the "default"
+// workspace and an instance-admin token whose secret is secret, or a
+// generated one when secret is empty. It returns the secret, or "" when the
+// database already has workspaces (nothing is done then).
+func (s *Service) Bootstrap(ctx context.Context, secret string) (string, error) {
+	ws, err := s.db.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: 1}})
+	if err != nil || len(ws) > 0 {
+		return "", err
+	}
+	if secret == "" {
+		secret = newSecret()
+	} else if !strings.HasPrefix(secret, tokenPrefix) || len(secret) < len(tokenPrefix)+20 {
+		return "", skilld.Errorf(skilld.EINVALID, "bootstrap token must start with %q and have at least 20 characters after it", tokenPrefix)
+	}
+	err = s.db.Tx(ctx, func(q store.Querier) error {
+		w, err := q.WorkspaceCreate(ctx, &store.WorkspaceCreateParams{Name: BootstrapWorkspace})
+		if err != nil {
+			return err
+		}
+		_, err = q.TokenCreate(ctx, &store.TokenCreateParams{
+			WorkspaceID: w.ID, Name: "bootstrap", Role: skilld.RoleAdmin, InstanceAdmin: true, Hash: HashToken(secret), CreatedBy: "bootstrap",
+		})
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return secret, nil
+}

@@ -1,0 +1,74 @@
+package service
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+// workspaceName is the shape of workspace names: they appear in URLs.
+var workspaceName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+type CreateWorkspaceParams struct {
+	Name string `json:"name" jsonschema:"lowercase letters, digits and hyphens, at most 63 characters"`
+}
+
+// CreateWorkspace creates a workspace (instance admins only).
+func (s *Service) CreateWorkspace(ctx context.Context, a Actor, p CreateWorkspaceParams) (*skilld.Workspace, error) {
+	if err := a.requireInstanceAdmin(); err != nil {
+		return nil, err
+	}
+	if !workspaceName.MatchString(p.Name) {
+		return nil, invalidField("name", "workspace name %q must be 1 to 63 lowercase letters, digits or hyphens, starting with a letter or digit", p.Name)
+	}
+	w, err := s.db.WorkspaceCreate(ctx, &store.WorkspaceCreateParams{Name: p.Name})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, w.ID, "workspace.created", w.ID)
+	return w, nil
+}
+
+type ListWorkspacesParams struct {
+	Page
+}
+
+// WorkspaceList is one page of workspaces.
+type WorkspaceList struct {
+	Items []*skilld.Workspace `json:"items"`
+}
+
+// ListWorkspaces lists every workspace for instance admins, and the
+// token's own workspace for everyone else.
+func (s *Service) ListWorkspaces(ctx context.Context, a Actor, p ListWorkspacesParams) (*WorkspaceList, error) {
+	if !a.InstanceAdmin {
+		w, err := s.db.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: a.WorkspaceID})
+		if err != nil {
+			return nil, err
+		}
+		return &WorkspaceList{Items: []*skilld.Workspace{w}}, nil
+	}
+	pg, _, err := p.normalize()
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.db.WorkspaceList(ctx, &store.WorkspaceListParams{Page: pg})
+	if err != nil {
+		return nil, err
+	}
+	if ws == nil {
+		ws = []*skilld.Workspace{}
+	}
+	return &WorkspaceList{Items: ws}, nil
+}
+
+// findWorkspace resolves a workspace by ID, then by name.
+func (s *Service) findWorkspace(ctx context.Context, ref string) (*skilld.Workspace, error) {
+	w, err := s.db.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: ref})
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+		w, err = s.db.WorkspaceGet(ctx, &store.WorkspaceGetParams{Name: ref})
+	}
+	return w, err
+}
