@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/store"
 )
 
@@ -78,6 +79,9 @@ func (s *Service) resolveAgentSkills(ctx context.Context, a Actor, refs []AgentS
 }
 
 func checkAgentConfig(c skilld.AgentConfig) error {
+	if err := policy.Validate(c.Tools); err != nil {
+		return err
+	}
 	switch c.Context.Placement {
 	case "", "transcript", "context":
 	default:

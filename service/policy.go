@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/store"
 )
 
@@ -27,6 +28,9 @@ type PutPolicyParams struct {
 // PutPolicy replaces the workspace's policy (admins only).
 func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*skilld.Policy, error) {
 	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	if err := policy.Validate(p.Tools); err != nil {
 		return nil, err
 	}
 	for i, r := range p.InstallRules {

@@ -1,0 +1,256 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/pack"
+)
+
+// bigSkill is a package whose SKILL.md has about tokens tokens (by
+// runeCounter).
+func bigSkill(t *testing.T, pkgs *agent.MemoryPackages, name string, tokens int) agent.Skill {
+	t.Helper()
+	md := fmt.Sprintf("---\nname: %s\ndescription: A large skill for budget tests.\n---\n# %s\n\nOPENING LINE\n%s", name, name, strings.Repeat("word ", tokens*4/5))
+	p, err := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(md)}}, pack.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return skillFromPackage(t, pkgs, p, "id-"+name)
+}
+
+func TestBudgets(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	// Window 10,000: one entry ≤ 1,000 tokens, all entries ≤ 3,000.
+	huge := bigSkill(t, pkgs, "huge", 5000)
+	mid1 := bigSkill(t, pkgs, "mid-one", 900)
+	mid2 := bigSkill(t, pkgs, "mid-two", 900)
+	mid3 := bigSkill(t, pkgs, "mid-three", 900)
+	sandbox := t.TempDir()
+	hugeDir := pack.SandboxDir(huge.Name, huge.ID)
+	m := &stepModel{t: t, steps: []step{
+		do(agent.ActivateSkill, map[string]string{"skill_name": "huge"}),
+		func(t *testing.T, req *model.Request) *model.Response {
+			c := req.Messages[len(req.Messages)-1].Content
+			if !strings.Contains(c, "more than the 1000 allowed for one skill") || !strings.Contains(c, hugeDir+"/SKILL.md") || !strings.Contains(c, "OPENING LINE") {
+				t.Errorf("summary:\n%.600s", c)
+			}
+			if len([]rune(c)) > 4*1000 {
+				t.Errorf("summary is %d characters, over the entry budget", len([]rune(c)))
+			}
+			if _, err := os.Stat(filepath.Join(sandbox, hugeDir, "SKILL.md")); err != nil {
+				t.Errorf("the full SKILL.md must be in the sandbox: %v", err)
+			}
+			return calls(agent.ActivateSkill, map[string]string{"skill_name": "mid-one"}, agent.ActivateSkill, map[string]string{"skill_name": "mid-two"},
+				agent.ActivateSkill, map[string]string{"skill_name": "mid-three"})
+		},
+		func(t *testing.T, req *model.Request) *model.Response {
+			last := req.Messages[len(req.Messages)-1]
+			if !last.IsError || !strings.Contains(last.Content, "Skill 'mid-three' was not loaded") || !strings.Contains(last.Content, "3000-token skills budget") {
+				t.Errorf("refusal: %+v", last)
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		},
+	}}
+	a, err := agent.New(agent.Config{Model: m, Window: 10000, Tokenizer: runeCounter{}, Skills: []agent.Skill{huge, mid1, mid2, mid3}, Packages: pkgs, Sandbox: sandbox})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
+	act := ofType(events, agent.EventSkillActivated)
+	if len(act) != 3 || act[0].Data["summarized"] != true || act[1].Data["summarized"] != false {
+		t.Errorf("activations: %+v", act)
+	}
+	if ref := ofType(events, agent.EventSkillRefused); len(ref) != 1 || ref[0].Data["skill"] != "mid-three" {
+		t.Errorf("refusals: %+v", ref)
+	}
+}
+
+func TestCatalogBudget(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	var skills []agent.Skill
+	for i := range 100 {
+		p, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("x")}, {Path: fmt.Sprintf("scripts/tool-%d.sh", i), Data: []byte("y")}}, pack.Limits{})
+		skills = append(skills, agent.Skill{ID: fmt.Sprint(i), Name: fmt.Sprintf("skill-%03d", i), Description: strings.Repeat("Does a very particular thing well. ", 8), Digest: pkgs.Add(p), Files: []string{"SKILL.md", "scripts/x.sh"}})
+	}
+	size := func(level int) int { return runeCounter{}.Count(agent.CatalogText(skills, level)) }
+	// Each window's 2% budget is one token short of a level, forcing the next.
+	for _, tt := range []struct {
+		window int
+		level  string
+		has    string
+	}{
+		{size(0) * 50, "", "(files: SKILL.md, scripts/x.sh)"},
+		{(size(0) - 1) * 50, "no file lists", "Does a very particular thing well. Does"},
+		{(size(1) - 1) * 50, "descriptions shortened to 200 characters", "Does a very"},
+		{(size(3) - 1) * 50, "names only", "- skill-098\n- skill-099"},
+	} {
+		m := &stepModel{t: t, steps: []step{func(t *testing.T, req *model.Request) *model.Response {
+			if !strings.Contains(req.System, tt.has) {
+				t.Errorf("window %d: catalog lacks %q", tt.window, tt.has)
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		}}}
+		a, _ := agent.New(agent.Config{Model: m, Window: tt.window, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs})
+		events := collect(t, a, agent.Task{ID: "t", Input: "x"})
+		short := ofType(events, agent.EventCatalogShortened)
+		switch {
+		case tt.level == "" && len(short) != 0:
+			t.Errorf("window %d: shortened %+v", tt.window, short)
+		case tt.level != "" && (len(short) != 1 || short[0].Data["level"] != tt.level):
+			t.Errorf("window %d: %+v, want level %q", tt.window, short, tt.level)
+		}
+	}
+}
+
+func TestLargeOutputs(t *testing.T) {
+	sandbox := t.TempDir()
+	long := strings.Repeat("0123456789", 2500) // 25,000 characters
+	writeFile(t, filepath.Join(sandbox, "big.txt"), long)
+	var id string
+	m := &stepModel{t: t, steps: []step{
+		do(agent.ToolReadFile, map[string]string{"path": "big.txt"}),
+		func(t *testing.T, req *model.Request) *model.Response {
+			c := req.Messages[len(req.Messages)-1].Content
+			if !strings.HasPrefix(c, long[:500]) || !strings.HasSuffix(c, long[len(long)-200:]) || len(c) > 1200 {
+				t.Errorf("offloaded output (%d chars):\n%.300s", len(c), c)
+			}
+			_, rest, _ := strings.Cut(c, `read_tool_output with id "`)
+			id, _, _ = strings.Cut(rest, `"`)
+			return calls(agent.ToolReadToolOutput, map[string]any{"id": id, "offset": 16000})
+		},
+		func(t *testing.T, req *model.Request) *model.Response {
+			c := req.Messages[len(req.Messages)-1].Content
+			if !strings.HasPrefix(c, long[16000:]) || !strings.Contains(c, "end of output") {
+				t.Errorf("page:\n%.200s … %s", c, c[max(0, len(c)-80):])
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		},
+	}}
+	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sandbox})
+	collect(t, a, agent.Task{ID: "t", Input: "x"})
+	if id == "" {
+		t.Fatal("no output id")
+	}
+}
+
+func TestApprovalAndSandboxEscape(t *testing.T) {
+	sandbox := t.TempDir()
+	m := &stepModel{t: t, steps: []step{
+		do(agent.ToolWriteFile, map[string]string{"path": "out/report.md", "content": "# Report\n"},
+			agent.ToolReadFile, map[string]string{"path": "../../etc/passwd"},
+			agent.ToolShell, map[string]any{"command": "sleep 5", "timeout_s": 1}),
+		func(t *testing.T, req *model.Request) *model.Response {
+			msgs := req.Messages[len(req.Messages)-3:]
+			if msgs[0].IsError || !strings.Contains(msgs[0].Content, "wrote 9 bytes") {
+				t.Errorf("approved write: %+v", msgs[0])
+			}
+			if !msgs[1].IsError || !strings.Contains(msgs[1].Content, "stay inside") {
+				t.Errorf("escape: %+v", msgs[1])
+			}
+			if !strings.Contains(msgs[2].Content, "[killed after 1s]") {
+				t.Errorf("timeout: %+v", msgs[2])
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		},
+	}}
+	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sandbox, Approver: agent.ApproveAll{},
+		Policy: policyRequire("write_*")})
+	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
+	if b, _ := os.ReadFile(filepath.Join(sandbox, "out", "report.md")); string(b) != "# Report\n" {
+		t.Errorf("file %q", b)
+	}
+	if d := ofType(events, agent.EventApprovalDecided); len(d) != 1 || d[0].Data["approved"] != true {
+		t.Errorf("approval events %+v", d)
+	}
+}
+
+// flakyPackages fails with EUNAVAILABLE a number of times before it works.
+type flakyPackages struct {
+	agent.Packages
+	failures atomic.Int64
+}
+
+func (f *flakyPackages) Package(ctx context.Context, d string) (*pack.Package, error) {
+	if f.failures.Add(-1) >= 0 {
+		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "object store unreachable")
+	}
+	return f.Packages.Package(ctx, d)
+}
+
+func TestStorageAndMaterializationFailures(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	csv := loadSkill(t, pkgs, exampleDir("csv-inspector"), "a")
+	notes := loadSkill(t, pkgs, exampleDir("release-notes"), "b")
+	flaky := &flakyPackages{Packages: pkgs}
+	flaky.failures.Store(2)
+	sandbox := t.TempDir()
+	writeFile(t, filepath.Join(sandbox, "skills"), "a file where the skills folder should be")
+	m := &stepModel{t: t, steps: []step{
+		do(agent.ActivateSkill, map[string]string{"skill_name": "csv-inspector"}),
+		func(t *testing.T, req *model.Request) *model.Response {
+			c := req.Messages[len(req.Messages)-1]
+			if c.IsError || !strings.Contains(c.Content, "# CSV inspector") || !strings.Contains(c.Content, "could not be placed") {
+				t.Errorf("degraded activation: %+v", c)
+			}
+			flaky.failures.Store(1 << 30)
+			return calls(agent.ActivateSkill, map[string]string{"skill_name": "release-notes"})
+		},
+		func(t *testing.T, req *model.Request) *model.Response {
+			c := req.Messages[len(req.Messages)-1]
+			if !c.IsError || !strings.Contains(c.Content, "release-notes") || !strings.Contains(c.Content, "did not answer") {
+				t.Errorf("unreachable storage: %+v", c)
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		},
+	}}
+	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv, notes}, Packages: flaky,
+		Sandbox: sandbox, StorageRetry: 300 * time.Millisecond})
+	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
+	mat := ofType(events, agent.EventSkillMaterialized)
+	if len(mat) != 1 || mat[0].Data["error"] == nil {
+		t.Errorf("materialization event %+v", mat)
+	}
+	if entries, _ := os.ReadDir(sandbox); len(entries) != 1 {
+		t.Errorf("partial folders left in the sandbox: %v", entries)
+	}
+}
+
+func TestNoSandbox(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	huge := bigSkill(t, pkgs, "huge", 5000)
+	m := &stepModel{t: t, steps: []step{
+		func(t *testing.T, req *model.Request) *model.Response {
+			if names := toolNames(req); len(names) != 2 {
+				t.Errorf("without a sandbox only activate_skill and read_tool_output: %v", names)
+			}
+			return calls(agent.ActivateSkill, map[string]string{"skill_name": "huge"})
+		},
+		func(t *testing.T, req *model.Request) *model.Response {
+			c := req.Messages[len(req.Messages)-1].Content
+			_, rest, ok := strings.Cut(c, `read_tool_output id "`)
+			id, _, _ := strings.Cut(rest, `"`)
+			if !ok || id == "" {
+				t.Fatalf("summary without a sandbox should give an output id:\n%.500s", c)
+			}
+			return calls(agent.ToolReadToolOutput, map[string]any{"id": id, "limit": 100})
+		},
+		func(t *testing.T, req *model.Request) *model.Response {
+			if c := req.Messages[len(req.Messages)-1].Content; !strings.HasPrefix(c, "---\nname: huge") {
+				t.Errorf("paging the stored SKILL.md: %.200s", c)
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		},
+	}}
+	a, _ := agent.New(agent.Config{Model: m, Window: 10000, Tokenizer: runeCounter{}, Skills: []agent.Skill{huge}, Packages: pkgs})
+	collect(t, a, agent.Task{ID: "t", Input: "x"})
+}

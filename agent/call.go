@@ -1,0 +1,132 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/tool"
+	"github.com/skilld/skilld/policy"
+)
+
+// callTool gates and runs one tool call and appends its result. Every call
+// is checked again with the same policy that chose what was offered
+// (defense in depth); a tool that was not offered is unknown to the model.
+func (r *run) callTool(ctx context.Context, offered map[string]*tool.Tool, call model.ToolCall) {
+	r.emit(ctx, EventToolCall, map[string]any{"tool": call.Name, "call_id": call.ID, "arguments_chars": len(call.Arguments)})
+	t, ok := offered[call.Name]
+	if !ok {
+		// A tool the policy withheld is as unknown to the model as one
+		// that does not exist; the event says why.
+		if v := r.cfg.Policy.Decide(call.Name); v.Decision == policy.Deny && r.hasTool(call.Name) {
+			r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason()})
+		}
+		r.toolResult(ctx, call, "", skilld.Errorf(skilld.ENOTFOUND, "Unknown tool: %s", call.Name))
+		return
+	}
+	if !controlFlow(call.Name) {
+		v := r.cfg.Policy.Decide(call.Name)
+		switch v.Decision {
+		case policy.Deny:
+			r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason()})
+			r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s is %s", call.Name, v.Reason()))
+			return
+		case policy.RequireApproval:
+			if !r.approve(ctx, call, v) {
+				return
+			}
+		}
+	}
+	out, err := t.Call(ctx, call.Arguments)
+	if err == nil && call.Name != ToolReadToolOutput {
+		// read_tool_output pages are already bounded; offloading them
+		// again would send the model round in circles.
+		var id string
+		out, id, err = offload(ctx, r.cfg.Outputs, out)
+		if id != "" {
+			r.emit(ctx, EventToolResult+".offloaded", map[string]any{"tool": call.Name, "call_id": call.ID, "output_id": id})
+		}
+	}
+	skill := ""
+	if call.Name == ActivateSkill && err == nil {
+		skill = r.recordActivation(call)
+	}
+	r.toolResultAs(ctx, call, out, err, skill)
+}
+
+// recordActivation returns the skill a successful activate_skill call just
+// loaded ("" when it was already active), so its result is kept as
+// protected skill content.
+func (r *run) recordActivation(call model.ToolCall) string {
+	var p struct {
+		SkillName string `json:"skill_name"`
+	}
+	json.Unmarshal(call.Arguments, &p)
+	if a := r.active[p.SkillName]; a != nil && !a.recorded {
+		a.recorded = true
+		return p.SkillName
+	}
+	return ""
+}
+
+// approve asks the approver about a call and reports whether it may run;
+// when not, the refusal is already in the transcript.
+func (r *run) approve(ctx context.Context, call model.ToolCall, v policy.Verdict) bool {
+	r.emit(ctx, EventApprovalRequested, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason()})
+	if r.cfg.Approver == nil {
+		r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason() + "; no one can approve calls in this run"})
+		r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s %s, and no one can approve calls in this run", call.Name, v.Reason()))
+		return false
+	}
+	ok, err := r.cfg.Approver.Approve(ctx, ApprovalRequest{TaskID: r.task.ID, CallID: call.ID, Tool: call.Name, Arguments: call.Arguments, Reason: v.Reason()})
+	r.emit(ctx, EventApprovalDecided, map[string]any{"tool": call.Name, "call_id": call.ID, "approved": ok && err == nil})
+	if err != nil || !ok {
+		reason := "the call was rejected"
+		if err != nil {
+			reason = "no decision: " + skilld.ErrorMessage(err)
+		}
+		r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": reason})
+		r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s: %s", call.Name, reason))
+		return false
+	}
+	return true
+}
+
+func (r *run) toolResult(ctx context.Context, call model.ToolCall, out string, err error) {
+	r.toolResultAs(ctx, call, out, err, "")
+}
+
+// toolResultAs records a call's result: an error becomes a tool error the
+// model reads, naming what went wrong.
+func (r *run) toolResultAs(ctx context.Context, call model.ToolCall, out string, err error, skill string) {
+	msg := model.Message{Role: model.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: out}
+	data := map[string]any{"tool": call.Name, "call_id": call.ID}
+	if err != nil {
+		msg.IsError = true
+		msg.Content = "Error: " + errorText(err)
+		data["is_error"], data["error_code"] = true, skilld.ErrorCode(err)
+	}
+	data["chars"] = len(msg.Content)
+	r.emit(ctx, EventToolResult, data)
+	r.addMessage(ctx, msg, skill)
+}
+
+// errorText is what the model reads of an error: the typed message when
+// there is one, the whole text otherwise.
+func errorText(err error) string {
+	if skilld.ErrorCode(err) != skilld.EINTERNAL {
+		return skilld.ErrorMessage(err)
+	}
+	return fmt.Sprint(err)
+}
+
+func (r *run) hasTool(name string) bool {
+	for _, t := range r.tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Catalog detail levels, from most to least: the catalog is shortened one
+// level at a time until it fits its budget.
+const (
+	catalogFull      = iota // names, descriptions, file lists
+	catalogNoFiles          // names and descriptions
+	catalogShort            // descriptions cut to 200 characters
+	catalogShorter          // descriptions cut to 60 characters
+	catalogNamesOnly        // names only
+)
+
+var catalogLevelNames = [...]string{"full", "no file lists", "descriptions shortened to 200 characters", "descriptions shortened to 60 characters", "names only"}
+
+// maxCatalogFiles caps the files listed per skill in the catalog.
+const maxCatalogFiles = 12
+
+// renderCatalog renders the catalog block of the disclosed skills at the
+// most detailed level that fits budget tokens. It also lists each skill's
+// files (which source systems left out, so models could not tell what a
+// skill brings before activating it).
+func renderCatalog(skills []Skill, budget int, count func(string) int) (text string, level, tokens int) {
+	for level = catalogFull; level <= catalogNamesOnly; level++ {
+		text = catalogText(skills, level)
+		if tokens = count(text); tokens <= budget {
+			return text, level, tokens
+		}
+	}
+	return text, catalogNamesOnly, tokens
+}
+
+func catalogText(skills []Skill, level int) string {
+	var b strings.Builder
+	b.WriteString("## Available skills\n\n")
+	b.WriteString("Skills hold instructions and files for specific tasks. When a task matches a skill, call activate_skill with its name before you start: its instructions come back as the result, and its files are placed in your working directory under skills/.\n\n")
+	for _, s := range skills {
+		b.WriteString("- ")
+		b.WriteString(s.Name)
+		if level < catalogNamesOnly {
+			desc := s.Description
+			switch level {
+			case catalogShort:
+				desc = cut(desc, 200)
+			case catalogShorter:
+				desc = cut(desc, 60)
+			}
+			b.WriteString(": ")
+			b.WriteString(strings.Join(strings.Fields(desc), " "))
+		}
+		if level == catalogFull && len(s.Files) > 1 {
+			files := s.Files
+			more := ""
+			if len(files) > maxCatalogFiles {
+				more = fmt.Sprintf(", and %d more", len(files)-maxCatalogFiles)
+				files = files[:maxCatalogFiles]
+			}
+			fmt.Fprintf(&b, " (files: %s%s)", strings.Join(files, ", "), more)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}

@@ -1,0 +1,156 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/policy"
+)
+
+// runeCounter counts a token per four characters: deterministic, and close
+// enough to real tokenizers for budget tests.
+type runeCounter struct{}
+
+func (runeCounter) Count(s string) int { return (len([]rune(s)) + 3) / 4 }
+
+// step answers one model request; it may inspect the request.
+type step func(t *testing.T, req *model.Request) *model.Response
+
+// stepModel is a model.Model that plays steps in order and records every
+// request it received.
+type stepModel struct {
+	t     *testing.T
+	mu    sync.Mutex
+	steps []step
+	reqs  []*model.Request
+}
+
+func (m *stepModel) Generate(_ context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		m.mu.Lock()
+		n := len(m.reqs)
+		m.reqs = append(m.reqs, req)
+		m.mu.Unlock()
+		if n >= len(m.steps) {
+			yield(nil, skilld.Errorf(skilld.EINVALID, "script exhausted after %d requests", n))
+			return
+		}
+		resp := m.steps[n](m.t, req)
+		if resp.StopReason == "" {
+			resp.StopReason = model.StopEnd
+			if len(resp.Message.ToolCalls) > 0 {
+				resp.StopReason = model.StopToolCalls
+			}
+		}
+		resp.Message.Role = model.RoleAssistant
+		yield(&model.Chunk{Response: resp}, nil)
+	}
+}
+
+var callN int
+
+// calls makes an assistant response calling tools: name, args pairs.
+func calls(pairs ...any) *model.Response {
+	var tcs []model.ToolCall
+	for i := 0; i < len(pairs); i += 2 {
+		callN++
+		args, _ := json.Marshal(pairs[i+1])
+		tcs = append(tcs, model.ToolCall{ID: fmt.Sprintf("call_%d", callN), Name: pairs[i].(string), Arguments: args})
+	}
+	return &model.Response{Message: model.Message{ToolCalls: tcs}, Usage: model.Usage{PromptTokens: 100, CompletionTokens: 10}}
+}
+
+func say(text string) step {
+	return func(*testing.T, *model.Request) *model.Response {
+		return &model.Response{Message: model.Message{Content: text}}
+	}
+}
+
+func do(pairs ...any) step {
+	return func(*testing.T, *model.Request) *model.Response { return calls(pairs...) }
+}
+
+// loadSkill reads an example skill from disk into packages and returns its
+// snapshot entry.
+func loadSkill(t *testing.T, pkgs *agent.MemoryPackages, dir, id string) agent.Skill {
+	t.Helper()
+	p, err := pack.ReadDir(t.Context(), dir, pack.ArchiveLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return skillFromPackage(t, pkgs, p, id)
+}
+
+func skillFromPackage(t *testing.T, pkgs *agent.MemoryPackages, p *pack.Package, id string) agent.Skill {
+	t.Helper()
+	f, _ := p.File("SKILL.md")
+	name, desc := frontmatter(string(f.Data))
+	var files []string
+	for _, e := range p.Entries() {
+		files = append(files, e.Path)
+	}
+	return agent.Skill{ID: id, Name: name, Description: desc, Digest: pkgs.Add(p), Files: files}
+}
+
+// frontmatter pulls name and description out of a simple SKILL.md.
+func frontmatter(md string) (name, desc string) {
+	for _, line := range strings.Split(md, "\n") {
+		if v, ok := strings.CutPrefix(line, "name: "); ok && name == "" {
+			name = v
+		}
+		if v, ok := strings.CutPrefix(line, "description: "); ok && desc == "" {
+			desc = v
+		}
+	}
+	return name, desc
+}
+
+// collect runs a task to the end and returns its events.
+func collect(t *testing.T, a *agent.Agent, task agent.Task) []agent.Event {
+	t.Helper()
+	var events []agent.Event
+	for ev, err := range a.Run(t.Context(), task) {
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		events = append(events, ev)
+	}
+	return events
+}
+
+func ofType(events []agent.Event, typ string) []agent.Event {
+	var out []agent.Event
+	for _, e := range events {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func exampleDir(name string) string { return filepath.Join("..", "examples", "skills", name) }
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func policyRequire(globs ...string) policy.Effective {
+	return policy.Merge(policy.Level{Name: "task", Policy: skilld.ToolPolicy{RequireApproval: globs}})
+}

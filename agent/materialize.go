@@ -1,0 +1,205 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skilld/skilld/pack"
+)
+
+// SkillCache keeps one materialized copy of each package on disk, by
+// digest, and places it into task sandboxes with hard links: a second task
+// activating the same package pays one link per file instead of writing
+// every byte again. Cached files are read-only; write_file replaces files
+// instead of writing into them, so a task cannot change the cached copy
+// through its links, and a cached copy whose files changed anyway (size or
+// modification time) is rebuilt before use.
+type SkillCache struct {
+	Dir string
+
+	mu      sync.Mutex
+	entries map[string]*cacheEntry
+}
+
+type cacheEntry struct {
+	once  sync.Once
+	dir   string
+	stats map[string]fileStat
+	err   error
+}
+
+type fileStat struct {
+	size  int64
+	mtime time.Time
+}
+
+// copyFrom returns the directory holding a verified copy of pkg, building
+// it when missing or changed.
+func (c *SkillCache) copyFrom(pkg *pack.Package) (*cacheEntry, error) {
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[string]*cacheEntry{}
+	}
+	e := c.entries[pkg.Digest()]
+	if e != nil && e.err == nil && !e.intact() {
+		e = nil
+	}
+	if e == nil {
+		e = &cacheEntry{}
+		c.entries[pkg.Digest()] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.err = e.build(c.Dir, pkg) })
+	if e.err != nil {
+		c.mu.Lock()
+		delete(c.entries, pkg.Digest())
+		c.mu.Unlock()
+	}
+	return e, e.err
+}
+
+func (e *cacheEntry) build(root string, pkg *pack.Package) error {
+	name := strings.TrimPrefix(pkg.Digest(), "sha256:")
+	e.dir = filepath.Join(root, name)
+	os.RemoveAll(e.dir) // a leftover from a crash or a changed copy
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(root, ".tmp-")
+	if err != nil {
+		return err
+	}
+	if err := writeFiles(tmp, pkg, true); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, e.dir); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	e.stats = map[string]fileStat{}
+	for _, f := range pkg.Files() {
+		info, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return err
+		}
+		e.stats[f.Path] = fileStat{info.Size(), info.ModTime()}
+	}
+	return nil
+}
+
+// intact reports whether no cached file changed since it was written.
+func (e *cacheEntry) intact() bool {
+	for p, st := range e.stats {
+		info, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(p)))
+		if err != nil || info.Size() != st.size || !info.ModTime().Equal(st.mtime) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeFiles writes pkg's files under dir. readOnly marks them so for the
+// cache.
+func writeFiles(dir string, pkg *pack.Package, readOnly bool) error {
+	for _, f := range pkg.Files() {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o644)
+		if f.Exec {
+			mode = 0o755
+		}
+		if readOnly {
+			mode &^= 0o222
+		}
+		if err := os.WriteFile(p, f.Data, mode); err != nil {
+			return err
+		}
+		if err := os.Chmod(p, mode); err != nil { // WriteFile's mode is subject to the umask
+			return err
+		}
+	}
+	return nil
+}
+
+// materialize commits pkg into sandbox/rel atomically: the files are
+// placed in a temporary folder next to it, which is renamed into place
+// only when complete, so a failure leaves no partial skill folder. An
+// existing folder is left as it is (activation is idempotent).
+func materialize(ctx context.Context, cache *SkillCache, pkg *pack.Package, sandbox, rel string) error {
+	root, err := os.OpenRoot(sandbox)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	parent := filepath.Dir(filepath.FromSlash(rel))
+	// Creating the parent through the root refuses a "skills" that is a
+	// link out of the sandbox.
+	if err := root.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", parent, err)
+	}
+	final := filepath.Join(sandbox, filepath.FromSlash(rel))
+	if _, err := os.Lstat(final); err == nil {
+		return nil
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	tmp := filepath.Join(sandbox, parent, ".tmp-"+hex.EncodeToString(b[:]))
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := place(ctx, cache, pkg, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	return nil
+}
+
+// place fills dir with pkg's files: hard links to the cached copy when
+// there is a cache on the same file system, written copies otherwise.
+func place(ctx context.Context, cache *SkillCache, pkg *pack.Package, dir string) error {
+	if cache == nil {
+		return writeFiles(dir, pkg, false)
+	}
+	e, err := cache.copyFrom(pkg)
+	if err != nil {
+		return writeFiles(dir, pkg, false)
+	}
+	for _, f := range pkg.Files() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.Link(filepath.Join(e.dir, filepath.FromSlash(f.Path)), p); err != nil {
+			var le *os.LinkError
+			if errors.As(err, &le) {
+				// Another file system, or links not allowed: copy.
+				os.RemoveAll(dir)
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					return err
+				}
+				return writeFiles(dir, pkg, false)
+			}
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
+)
+
+// Packages reads skill packages by digest. The server's implementation
+// reads the stores (service.Packages); MemoryPackages serves packages read
+// from disk.
+type Packages interface {
+	Package(ctx context.Context, digest string) (*pack.Package, error)
+}
+
+// MemoryPackages holds packages in memory, by digest.
+type MemoryPackages struct {
+	mu   sync.Mutex
+	pkgs map[string]*pack.Package
+}
+
+// Add stores a package and returns its digest.
+func (m *MemoryPackages) Add(p *pack.Package) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pkgs == nil {
+		m.pkgs = map[string]*pack.Package{}
+	}
+	m.pkgs[p.Digest()] = p
+	return p.Digest()
+}
+
+// Package returns a stored package.
+func (m *MemoryPackages) Package(_ context.Context, digest string) (*pack.Package, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.pkgs[digest]; ok {
+		return p, nil
+	}
+	return nil, skilld.Errorf(skilld.ENOTFOUND, "package %s not found", digest)
+}
+
+// fetchPackage reads a package, waiting out unreachable storage with
+// capped exponential backoff until the deadline: a store that blinks must
+// not fail a skill.
+func fetchPackage(ctx context.Context, src Packages, digest string, deadline time.Duration) (*pack.Package, error) {
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	wait := 50 * time.Millisecond
+	for {
+		p, err := src.Package(ctx, digest)
+		if err == nil || skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
+			return p, err
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, skilld.Errorf(skilld.EUNAVAILABLE, "package storage did not answer within %s: %v", deadline, skilld.ErrorMessage(err))
+			}
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 2*time.Second)
+	}
+}
