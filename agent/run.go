@@ -55,7 +55,17 @@ type run struct {
 	active       map[string]*activation
 	activeTokens int
 	tools        []*tool.Tool // every tool of the run, before policy
-	catalogNoted bool
+	// Computed once per run: what every request repeats.
+	catalog       string
+	catalogTokens int
+	instrTokens   int
+	specs         map[string]specCache
+}
+
+// specCache is a tool's spec as sent to the model, with its token count.
+type specCache struct {
+	spec   model.ToolSpec
+	tokens int
 }
 
 // Run executes the task and streams its events, each appended to the task
@@ -63,7 +73,7 @@ type run struct {
 // task.failed; an error is yielded only when the log itself fails.
 func (a *Agent) Run(ctx context.Context, task Task) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := &run{cfg: a.cfg, task: task, yield: yield, byName: map[string]Skill{}, active: map[string]*activation{}}
+		r := &run{cfg: a.cfg, task: task, yield: yield, byName: map[string]Skill{}, active: map[string]*activation{}, instrTokens: -1}
 		r.main(ctx)
 	}
 }
@@ -172,6 +182,7 @@ func (r *run) main(ctx context.Context) {
 		r.tools = append(r.tools, r.activateTool())
 	}
 	r.tools = append(append(r.tools, builtins...), r.cfg.Tools...)
+	r.prepare(ctx)
 	r.addMessage(ctx, model.Message{Role: model.RoleUser, Content: r.task.Input}, "")
 
 	for iter := 1; iter <= r.cfg.MaxIterations && !r.stopped; iter++ {
@@ -180,8 +191,8 @@ func (r *run) main(ctx context.Context) {
 			return
 		}
 		offered := r.offered()
-		req := r.request(ctx, offered)
-		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": r.estimate(req)})
+		req, estimate := r.request(offered)
+		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": estimate})
 		resp, err := model.Collect(ctx, r.cfg.Model, req)
 		if err != nil {
 			r.finish(ctx, err)
@@ -226,41 +237,56 @@ func (r *run) offered() map[string]*tool.Tool {
 	return out
 }
 
-// request builds the next model request: the instruction and (when skills
-// are offered) the catalog as the system prompt, the transcript, and the
-// offered tools in a stable order.
-func (r *run) request(ctx context.Context, offered map[string]*tool.Tool) *model.Request {
-	system := r.cfg.Instruction
-	if _, ok := offered[ActivateSkill]; ok {
-		budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
-		text, level, tokens := renderCatalog(r.disclosed, budget, r.count)
-		if level > catalogFull && !r.catalogNoted {
-			r.catalogNoted = true
-			r.emit(ctx, EventCatalogShortened, map[string]any{"level": catalogLevelNames[level], "tokens": tokens, "budget": budget, "over_budget": tokens > budget})
-		}
-		system = strings.TrimSpace(system + "\n\n" + text)
+// prepare renders what stays the same for the whole run: the catalog
+// (the disclosed skills are fixed at start) and the tools' specs, each
+// with its token count, so a request costs no rendering or tokenizing.
+func (r *run) prepare(ctx context.Context) {
+	r.specs = make(map[string]specCache, len(r.tools))
+	for _, t := range r.tools {
+		schema, _ := json.Marshal(t.Schema)
+		spec := model.ToolSpec{Name: t.Name, Description: t.Description, Schema: schema}
+		r.specs[t.Name] = specCache{spec: spec, tokens: r.count(t.Name) + r.count(t.Description) + r.count(string(schema))}
 	}
-	req := &model.Request{Model: r.cfg.ModelName, System: system, MaxTokens: r.cfg.MaxTokens}
-	for _, e := range r.transcript {
-		req.Messages = append(req.Messages, e.msg)
+	if len(r.disclosed) == 0 {
+		return
+	}
+	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
+	text, level, tokens := renderCatalog(r.disclosed, budget, r.count)
+	r.catalog, r.catalogTokens = text, tokens
+	if level > catalogFull {
+		r.emit(ctx, EventCatalogShortened, map[string]any{"level": catalogLevelNames[level], "tokens": tokens, "budget": budget, "over_budget": tokens > budget})
+	}
+}
+
+// request builds the next model request: the instruction and (when
+// activate_skill is offered) the catalog as the system prompt, the
+// transcript, and the offered tools in a stable order. It returns the
+// request's estimated size in tokens from the cached counts.
+func (r *run) request(offered map[string]*tool.Tool) (*model.Request, int) {
+	system := r.cfg.Instruction
+	tokens := r.instructionTokens()
+	if _, ok := offered[ActivateSkill]; ok && r.catalog != "" {
+		system = strings.TrimSpace(system + "\n\n" + r.catalog)
+		tokens += r.catalogTokens
+	}
+	req := &model.Request{Model: r.cfg.ModelName, System: system, MaxTokens: r.cfg.MaxTokens, Messages: make([]model.Message, len(r.transcript))}
+	for i, e := range r.transcript {
+		req.Messages[i] = e.msg
+		tokens += e.tokens
 	}
 	for _, t := range r.tools {
 		if _, ok := offered[t.Name]; ok {
-			schema, _ := json.Marshal(t.Schema)
-			req.Tools = append(req.Tools, model.ToolSpec{Name: t.Name, Description: t.Description, Schema: schema})
+			sc := r.specs[t.Name]
+			req.Tools = append(req.Tools, sc.spec)
+			tokens += sc.tokens
 		}
 	}
-	return req
+	return req, tokens
 }
 
-// estimate is the request's size in tokens from the cached counts.
-func (r *run) estimate(req *model.Request) int {
-	n := r.count(req.System)
-	for _, e := range r.transcript {
-		n += e.tokens
+func (r *run) instructionTokens() int {
+	if r.instrTokens < 0 {
+		r.instrTokens = r.count(r.cfg.Instruction)
 	}
-	for _, t := range req.Tools {
-		n += r.count(t.Name) + r.count(t.Description) + r.count(string(t.Schema))
-	}
-	return n
+	return r.instrTokens
 }

@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/tool"
+	"github.com/skilld/skilld/pack"
+)
+
+type nopModel struct{}
+
+func (nopModel) Generate(context.Context, *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(func(*model.Chunk, error) bool) {}
+}
+
+type quarterCounter struct{}
+
+func (quarterCounter) Count(s string) int { return (len(s) + 3) / 4 }
+
+// benchRun builds a run with n skills and a transcript of msgs messages,
+// as it stands in the middle of a long task.
+func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
+	pkgs := &MemoryPackages{}
+	var skills []Skill
+	for i := range n {
+		p, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(fmt.Sprint("skill ", i))}}, pack.Limits{})
+		skills = append(skills, Skill{ID: fmt.Sprint(i), Name: fmt.Sprintf("skill-%03d", i),
+			Description: "Summarize a CSV file before working with it: rows, columns, empty cells and a sample.", Digest: pkgs.Add(p), Files: []string{"SKILL.md", "scripts/run.sh"}})
+	}
+	cfg, err := Config{Model: nopModel{}, Window: 1_000_000, Tokenizer: counter, Skills: skills, Packages: pkgs, Sandbox: b.TempDir()}.withDefaults()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &run{cfg: cfg, task: Task{ID: "bench"}, yield: func(Event, error) bool { return true }, byName: map[string]Skill{}, active: map[string]*activation{}, instrTokens: -1}
+	r.disclosed = skills
+	builtins, _ := r.builtinTools()
+	r.tools = append([]*tool.Tool{r.activateTool()}, builtins...)
+	r.prepare(context.Background())
+	for i := range msgs {
+		m := model.Message{Role: model.RoleUser, Content: strings.Repeat("Some words of a conversation. ", 10)}
+		if i%2 == 1 {
+			m = model.Message{Role: model.RoleAssistant, Content: "I will look at it.", ToolCalls: []model.ToolCall{{ID: fmt.Sprint(i), Name: "shell", Arguments: []byte(`{"command":"ls -la"}`)}}}
+		}
+		r.addMessage(context.Background(), m, "")
+	}
+	return r
+}
+
+// BenchmarkRequestOverhead measures what the runtime does around one model
+// call, with 100 skills attached and a 200-message transcript: choosing
+// the offered tools, building the request, recording the call's two events
+// and appending the model's answer to the transcript and the log.
+func BenchmarkRequestOverhead(b *testing.B) {
+	r := benchRun(b, quarterCounter{}, 100, 200)
+	ctx := context.Background()
+	answer := model.Message{Role: model.RoleAssistant, Content: "Here is what I found in the file: three rows and two columns."}
+	b.ReportAllocs()
+	for b.Loop() {
+		offered := r.offered()
+		req, est := r.request(offered)
+		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": 1, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": est})
+		r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": 1, "usage": model.Usage{PromptTokens: est, CompletionTokens: 20}, "stop_reason": "end"})
+		r.transcript = r.transcript[:200]
+		r.addMessage(ctx, answer, "")
+	}
+}
+
+// activationPackage is a 200-file, 5 MiB skill.
+func activationPackage(b *testing.B) *pack.Package {
+	files := []pack.File{{Path: "SKILL.md", Data: []byte("---\nname: big-skill\ndescription: A big package.\n---\n# Big\n\n" + strings.Repeat("Step by step instructions. ", 200))}}
+	chunk := strings.Repeat("0123456789abcdef", (5<<20)/199/16)
+	for i := range 199 {
+		files = append(files, pack.File{Path: fmt.Sprintf("data/part-%03d.txt", i), Data: []byte(chunk)})
+	}
+	p, err := pack.New(files, pack.Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkActivate5MB measures activation of a 200-file, 5 MiB skill:
+// reading the package, counting SKILL.md and committing the files into a
+// fresh sandbox. "cold" builds everything for every task (no cache: every
+// byte written); "cached" is a later task of the same package, placed from
+// the skill cache by hard links.
+func BenchmarkActivate5MB(b *testing.B) {
+	pkg := activationPackage(b)
+	pkgs := &MemoryPackages{}
+	skill := Skill{ID: "big", Name: "big-skill", Description: "d", Digest: pkgs.Add(pkg)}
+	for _, bc := range []struct {
+		name  string
+		cache *SkillCache
+	}{
+		{"cold", nil},
+		{"cached", &SkillCache{Dir: b.TempDir()}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cfg, _ := Config{Model: nopModel{}, Window: 1_000_000, Tokenizer: quarterCounter{}, Skills: []Skill{skill}, Packages: pkgs, Cache: bc.cache}.withDefaults()
+			root := b.TempDir()
+			if bc.cache != nil { // the first task pays for the cache
+				if _, err := bc.cache.copyFrom(pkg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(pkg.Size())
+			i := 0
+			for b.Loop() {
+				i++
+				cfg.Sandbox = fmt.Sprintf("%s/%d", root, i)
+				if err := mkdir(cfg.Sandbox); err != nil {
+					b.Fatal(err)
+				}
+				r := &run{cfg: cfg, yield: func(Event, error) bool { return true }, byName: map[string]Skill{skill.Name: skill}, active: map[string]*activation{}}
+				out, err := r.activate(context.Background(), skill.Name)
+				if err != nil || !strings.HasPrefix(out, "<skill_content") {
+					b.Fatalf("%v %.100s", err, out)
+				}
+			}
+		})
+	}
+}
+
+func mkdir(p string) error { return os.Mkdir(p, 0o755) }
