@@ -252,3 +252,9 @@ func (p *Packages) ReadFile(ctx context.Context, f skilld.PackageFile) ([]byte, 
 	}
 	return buf.Bytes(), nil
 }
+
+// Package reads a stored package; it makes Packages the package source of
+// the agent runtime.
+func (p *Packages) Package(ctx context.Context, digest string) (*pack.Package, error) {
+	return p.Get(ctx, digest)
+}

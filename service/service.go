@@ -20,6 +20,7 @@ type Service struct {
 	blobs    blob.Store
 	packages *Packages
 	github   GitHubFetcher
+	exec     Executor
 	cfg      Config
 }
 

@@ -1,0 +1,330 @@
+// Package executor runs tasks. Local runs them in this process: each task
+// is a goroutine running the agent runtime on the task's snapshot, writing
+// every message and event to the store's task log, with the task's status
+// kept in its row (queued → running ⇄ waiting_for_approval → completed,
+// failed or cancelled).
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/policy"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+)
+
+// Config is what the local executor needs.
+type Config struct {
+	Service *service.Service
+	DB      store.Store
+	Blobs   blob.Store
+	// DataDir holds task sandboxes (sandboxes/<task id>) and the shared
+	// skill cache (skill-cache/).
+	DataDir string
+	// OpenModel returns the model for an agent's model reference
+	// ("openai:gpt-4o-mini") and the provider's name for it.
+	OpenModel func(ref string) (model.Model, string, error)
+	// Tokenizer returns the token counter for a model reference.
+	Tokenizer func(ref string) (agent.Counter, error)
+	// Window returns the known context window of a model reference.
+	Window func(ref string) (int, bool)
+	Logger *slog.Logger
+}
+
+// Local runs tasks in this process.
+type Local struct {
+	cfg   Config
+	cache *agent.SkillCache
+
+	mu      sync.Mutex
+	running map[string]*running
+	watch   map[string][]chan struct{}
+	wg      sync.WaitGroup
+}
+
+type running struct {
+	cancel  context.CancelFunc
+	pending map[string]chan bool // call id → decision
+}
+
+// New returns a local executor.
+func New(cfg Config) *Local {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Local{
+		cfg:     cfg,
+		cache:   &agent.SkillCache{Dir: filepath.Join(cfg.DataDir, "skill-cache")},
+		running: map[string]*running{},
+		watch:   map[string][]chan struct{}{},
+	}
+}
+
+var _ service.Executor = (*Local)(nil)
+
+// Recover marks tasks that were running when the process stopped as
+// failed, so none stays "running" forever. (Resuming them from their log
+// is the Temporal executor's job.)
+func (l *Local) Recover(ctx context.Context) error {
+	ws, err := l.cfg.DB.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: store.MaxPageSize}})
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		for _, st := range []skilld.TaskStatus{skilld.TaskRunning, skilld.TaskWaitingForApproval} {
+			tasks, _, err := l.cfg.DB.TaskList(ctx, &store.TaskListParams{WorkspaceID: w.ID, Status: st, Page: store.Page{Limit: store.MaxPageSize}})
+			if err != nil {
+				return err
+			}
+			for _, t := range tasks {
+				l.finish(ctx, t.ID, skilld.TaskFailed, "the server stopped while the task ran")
+			}
+		}
+	}
+	return nil
+}
+
+// Start runs a queued task in the background.
+func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
+	now := time.Now().UTC()
+	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning, StartedAt: &now}); err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l.mu.Lock()
+	l.running[t.ID] = &running{cancel: cancel, pending: map[string]chan bool{}}
+	l.mu.Unlock()
+	l.wg.Go(func() {
+		defer cancel()
+		l.run(runCtx, t)
+	})
+	return nil
+}
+
+// Wait blocks until every started task has finished.
+func (l *Local) Wait() { l.wg.Wait() }
+
+// Shutdown cancels every running task and waits for them.
+func (l *Local) Shutdown() {
+	l.mu.Lock()
+	for _, r := range l.running {
+		r.cancel()
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
+// Cancel stops a task running here.
+func (l *Local) Cancel(_ context.Context, taskID string) (bool, error) {
+	l.mu.Lock()
+	r := l.running[taskID]
+	l.mu.Unlock()
+	if r == nil {
+		return false, nil
+	}
+	r.cancel()
+	return true, nil
+}
+
+// Decide answers a call waiting for approval.
+func (l *Local) Decide(_ context.Context, taskID, callID string, approved bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.running[taskID]
+	if r == nil || r.pending[callID] == nil {
+		return skilld.Errorf(skilld.ENOTFOUND, "no tool call %q of task %s is waiting for approval", callID, taskID)
+	}
+	r.pending[callID] <- approved
+	delete(r.pending, callID)
+	return nil
+}
+
+// Watch returns a channel that receives (without blocking the run) after
+// each entry the task appends, and a function to stop watching.
+func (l *Local) Watch(taskID string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	l.mu.Lock()
+	l.watch[taskID] = append(l.watch[taskID], ch)
+	l.mu.Unlock()
+	return ch, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		list := l.watch[taskID]
+		for i, c := range list {
+			if c == ch {
+				l.watch[taskID] = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(l.watch[taskID]) == 0 {
+			delete(l.watch, taskID)
+		}
+	}
+}
+
+func (l *Local) notify(taskID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, ch := range l.watch[taskID] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run executes one task to its end.
+func (l *Local) run(ctx context.Context, t *skilld.Task) {
+	status, msg := skilld.TaskFailed, ""
+	defer func() {
+		if p := recover(); p != nil {
+			status, msg = skilld.TaskFailed, fmt.Sprintf("internal error: %v", p)
+			l.cfg.Logger.Error("task panicked", "task", t.ID, "panic", p)
+		}
+		if ctx.Err() != nil && status != skilld.TaskCompleted {
+			status, msg = skilld.TaskCancelled, "cancelled"
+		}
+		l.finish(context.WithoutCancel(ctx), t.ID, status, msg)
+		l.mu.Lock()
+		delete(l.running, t.ID)
+		l.mu.Unlock()
+		l.notify(t.ID)
+	}()
+	a, err := l.agentFor(t)
+	if err != nil {
+		msg = skilld.ErrorMessage(err)
+		if skilld.ErrorCode(err) == skilld.EINTERNAL {
+			msg = err.Error()
+		}
+		l.logFailure(ctx, t.ID, err)
+		return
+	}
+	for ev, err := range a.Run(ctx, agent.Task{ID: t.ID, Input: t.Input}) {
+		if err != nil {
+			msg = "task log: " + err.Error()
+			return
+		}
+		l.notify(t.ID)
+		switch ev.Type {
+		case agent.EventTaskCompleted:
+			status = skilld.TaskCompleted
+		case agent.EventTaskFailed:
+			msg, _ = ev.Data["error"].(string)
+		}
+	}
+}
+
+// logFailure records why a task could not start, as the task.failed event
+// the runtime would have written.
+func (l *Local) logFailure(ctx context.Context, taskID string, err error) {
+	payload, _ := json.Marshal(agent.Event{Type: agent.EventTaskFailed, TaskID: taskID,
+		Data: map[string]any{"error": skilld.ErrorMessage(err), "code": skilld.ErrorCode(err), "detail": err.Error()}})
+	l.cfg.DB.TaskLogAppend(context.WithoutCancel(ctx), &store.TaskLogAppendParams{TaskID: taskID, Kind: agent.KindEvent, Payload: payload})
+}
+
+func (l *Local) finish(ctx context.Context, taskID string, status skilld.TaskStatus, msg string) {
+	now := time.Now().UTC()
+	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: status, Error: &msg, FinishedAt: &now}); err != nil {
+		l.cfg.Logger.Error("recording the end of a task", "task", taskID, "err", err)
+	}
+}
+
+// agentFor builds the runtime for a task from its snapshot.
+func (l *Local) agentFor(t *skilld.Task) (*agent.Agent, error) {
+	snap, err := service.TaskSnapshot(t)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Model == "" {
+		return nil, skilld.Errorf(skilld.EINVALID, "agent %q has no model; set config.model (for example openai:gpt-4o-mini)", snap.AgentName)
+	}
+	m, name, err := l.cfg.OpenModel(snap.Model)
+	if err != nil {
+		return nil, err
+	}
+	counter, err := l.cfg.Tokenizer(snap.Model)
+	if err != nil {
+		return nil, err
+	}
+	window := snap.Context.Window
+	if window == 0 {
+		w, ok := l.cfg.Window(snap.Model)
+		if !ok {
+			return nil, skilld.Errorf(skilld.EINVALID, "the context window of %q is not known; set config.context.window on agent %q", snap.Model, snap.AgentName)
+		}
+		window = w
+	}
+	sandbox := filepath.Join(l.cfg.DataDir, "sandboxes", t.ID)
+	if err := os.MkdirAll(sandbox, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the sandbox: %w", err)
+	}
+	skills := make([]agent.Skill, len(snap.Skills))
+	for i, s := range snap.Skills {
+		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld}
+	}
+	levels := make([]policy.Level, len(snap.Tools))
+	for i, lv := range snap.Tools {
+		levels[i] = policy.Level{Name: lv.Name, Policy: lv.Policy}
+	}
+	return agent.New(agent.Config{
+		Model: m, ModelName: name, Instruction: snap.Instruction, Window: window,
+		Skills: skills, Packages: l.cfg.Service.Packages(), Cache: l.cache,
+		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
+		Policy: policy.Merge(levels...), Approver: approver{l}, Sandbox: sandbox,
+		Tokenizer: counter, Outputs: agent.BlobOutputs{Blobs: l.cfg.Blobs}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
+	})
+}
+
+// taskLog is the store's task log as the runtime's Log.
+type taskLog struct {
+	db     store.Store
+	taskID string
+}
+
+func (g taskLog) Append(ctx context.Context, kind string, payload json.RawMessage) (int64, time.Time, error) {
+	e, err := g.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: g.taskID, Kind: kind, Payload: payload})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return e.Seq, e.CreatedAt, nil
+}
+
+// approver pauses a task until someone decides through the API.
+type approver struct{ l *Local }
+
+func (a approver) Approve(ctx context.Context, req agent.ApprovalRequest) (bool, error) {
+	ch := make(chan bool, 1)
+	a.l.mu.Lock()
+	r := a.l.running[req.TaskID]
+	if r != nil {
+		r.pending[req.CallID] = ch
+	}
+	a.l.mu.Unlock()
+	if r == nil {
+		return false, errors.New("the task is not running here")
+	}
+	db := a.l.cfg.DB
+	if _, err := db.TaskUpdate(ctx, &store.TaskUpdateParams{ID: req.TaskID, Status: skilld.TaskWaitingForApproval}); err != nil {
+		return false, err
+	}
+	a.l.notify(req.TaskID)
+	defer db.TaskUpdate(context.WithoutCancel(ctx), &store.TaskUpdateParams{ID: req.TaskID, Status: skilld.TaskRunning})
+	select {
+	case ok := <-ch:
+		return ok, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}

@@ -1,0 +1,281 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/blob/fsblob"
+	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+// playModel answers each request with the next function's response.
+type playModel struct {
+	mu    sync.Mutex
+	steps []func(ctx context.Context, req *model.Request) (*model.Response, error)
+	n     int
+}
+
+func (m *playModel) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		m.mu.Lock()
+		if m.n >= len(m.steps) {
+			m.mu.Unlock()
+			yield(nil, skilld.Errorf(skilld.EINVALID, "no more steps"))
+			return
+		}
+		step := m.steps[m.n]
+		m.n++
+		m.mu.Unlock()
+		resp, err := step(ctx, req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		resp.Message.Role = model.RoleAssistant
+		yield(&model.Chunk{Response: resp}, nil)
+	}
+}
+
+func call(name string, args any) func(context.Context, *model.Request) (*model.Response, error) {
+	return func(context.Context, *model.Request) (*model.Response, error) {
+		b, _ := json.Marshal(args)
+		return &model.Response{Message: model.Message{ToolCalls: []model.ToolCall{{ID: "c-" + name, Name: name, Arguments: b}}}, StopReason: model.StopToolCalls}, nil
+	}
+}
+
+func answer(text string) func(context.Context, *model.Request) (*model.Response, error) {
+	return func(context.Context, *model.Request) (*model.Response, error) {
+		return &model.Response{Message: model.Message{Content: text}, StopReason: model.StopEnd}, nil
+	}
+}
+
+type words struct{}
+
+func (words) Count(s string) int { return len(strings.Fields(s)) + 1 }
+
+type fixture struct {
+	svc   *service.Service
+	exec  *executor.Local
+	db    store.Store
+	actor service.Actor
+	data  string
+	model *playModel
+}
+
+func newFixture(t *testing.T, open storetest.Opener) *fixture {
+	db := open(t)
+	blobs, err := fsblob.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{svc: service.New(db, blobs, nil, service.Config{}), db: db, data: t.TempDir(), model: &playModel{}}
+	f.exec = executor.New(executor.Config{Service: f.svc, DB: db, Blobs: blobs, DataDir: f.data,
+		OpenModel: func(ref string) (model.Model, string, error) { return f.model, strings.TrimPrefix(ref, "test:"), nil },
+		Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
+		Window:    func(string) (int, bool) { return 100000, true },
+	})
+	f.svc.SetExecutor(f.exec)
+	t.Cleanup(f.exec.Shutdown)
+	secret, err := f.svc.Bootstrap(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.actor, err = f.svc.Authenticate(t.Context(), secret); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// agentWithSkill stores the csv-inspector example and an agent using it.
+func (f *fixture) agentWithSkill(t *testing.T, tools skilld.ToolPolicy) (*skilld.Agent, *service.SkillView) {
+	t.Helper()
+	p, err := pack.ReadDir(t.Context(), filepath.Join("..", "examples", "skills", "csv-inspector"), pack.ArchiveLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, fl := range p.Files() {
+		files[fl.Path] = string(fl.Data)
+	}
+	sk, err := f.svc.CreateSkill(t.Context(), f.actor, service.CreateSkillParams{Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "analyst",
+		Config: skilld.AgentConfig{Model: "test:m", Instruction: "Analyse.", Tools: tools}, Skills: []service.AgentSkillRef{{Skill: sk.ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ag, sk
+}
+
+func (f *fixture) wait(t *testing.T, id string, want skilld.TaskStatus) *skilld.Task {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		task, err := f.svc.GetTask(t.Context(), f.actor, service.GetTaskParams{TaskRef: service.TaskRef{ID: id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.Status == want {
+			return task
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s is %s (%s), want %s", id, task.Status, task.Error, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestRunTask(t *testing.T) {
+	for _, d := range storetest.Drivers(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			f := newFixture(t, d.Open)
+			ag, sk := f.agentWithSkill(t, skilld.ToolPolicy{})
+			f.model.steps = append(f.model.steps, call(agent.ActivateSkill, map[string]string{"skill_name": "csv-inspector"}), answer("Done."))
+			task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.Name}, Input: "Summarize data.csv"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := f.wait(t, task.ID, skilld.TaskCompleted)
+			if done.FinishedAt == nil || done.StartedAt == nil || done.LastSeq == 0 {
+				t.Errorf("finished task %+v", done)
+			}
+			snap, err := service.TaskSnapshot(done)
+			if err != nil || len(snap.Skills) != 1 || snap.Skills[0].Digest != sk.Digest || snap.Skills[0].Version != 1 {
+				t.Fatalf("snapshot %+v %v", snap, err)
+			}
+			log, err := f.svc.TaskEvents(t.Context(), f.actor, service.TaskEventsParams{TaskRef: service.TaskRef{ID: task.ID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var types []string
+			for i, e := range log {
+				if e.Seq != int64(i+1) {
+					t.Fatalf("log seq %d at %d", e.Seq, i)
+				}
+				if e.Kind == agent.KindEvent {
+					var ev agent.Event
+					json.Unmarshal(e.Payload, &ev)
+					types = append(types, ev.Type)
+				}
+			}
+			joined := strings.Join(types, " ")
+			for _, want := range []string{"task.started", "skill.materialized", "skill.activated", "task.completed"} {
+				if !strings.Contains(joined, want) {
+					t.Errorf("log lacks %s: %s", want, joined)
+				}
+			}
+			dir := filepath.Join(f.data, "sandboxes", task.ID, pack.SandboxDir(sk.Name, sk.ID), "scripts", "csv-summary.sh")
+			if _, err := os.Stat(dir); err != nil {
+				t.Errorf("skill not materialized in the task's sandbox: %v", err)
+			}
+		})
+	}
+}
+
+func TestApprovalAndCancel(t *testing.T) {
+	f := newFixture(t, func(t *testing.T) store.Store { return storetest.OpenSQLite(t) })
+	ag, _ := f.agentWithSkill(t, skilld.ToolPolicy{RequireApproval: []string{"write_file"}})
+	blocked := make(chan struct{})
+	f.model.steps = append(f.model.steps,
+		call(agent.ToolWriteFile, map[string]string{"path": "out.txt", "content": "hello"}),
+		answer("written"),
+		call(agent.ToolWriteFile, map[string]string{"path": "second.txt", "content": "x"}),
+		answer("refused, fine"),
+		func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			close(blocked)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	)
+	start := func() *skilld.Task {
+		task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "write"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return task
+	}
+	task := start()
+	f.wait(t, task.ID, skilld.TaskWaitingForApproval)
+	if _, err := f.svc.DecideApproval(t.Context(), f.actor, service.DecideApprovalParams{TaskRef: service.TaskRef{ID: task.ID}, CallID: "nope", Approved: true}); skilld.ErrorCode(err) != skilld.ENOTFOUND {
+		t.Errorf("unknown call: %v", err)
+	}
+	if _, err := f.svc.DecideApproval(t.Context(), f.actor, service.DecideApprovalParams{TaskRef: service.TaskRef{ID: task.ID}, CallID: "c-write_file", Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, task.ID, skilld.TaskCompleted)
+	if b, _ := os.ReadFile(filepath.Join(f.data, "sandboxes", task.ID, "out.txt")); string(b) != "hello" {
+		t.Errorf("approved write: %q", b)
+	}
+
+	rejected := start()
+	f.wait(t, rejected.ID, skilld.TaskWaitingForApproval)
+	if _, err := f.svc.DecideApproval(t.Context(), f.actor, service.DecideApprovalParams{TaskRef: service.TaskRef{ID: rejected.ID}, CallID: "c-write_file"}); err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, rejected.ID, skilld.TaskCompleted)
+	if _, err := os.Stat(filepath.Join(f.data, "sandboxes", rejected.ID, "second.txt")); !os.IsNotExist(err) {
+		t.Error("a rejected write happened")
+	}
+
+	long := start()
+	<-blocked
+	if _, err := f.svc.CancelTask(t.Context(), f.actor, service.CancelTaskParams{TaskRef: service.TaskRef{ID: long.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	done := f.wait(t, long.ID, skilld.TaskCancelled)
+	if done.FinishedAt == nil {
+		t.Errorf("cancelled task %+v", done)
+	}
+	if _, err := f.svc.CancelTask(t.Context(), f.actor, service.CancelTaskParams{TaskRef: service.TaskRef{ID: long.ID}}); err != nil {
+		t.Errorf("cancelling a finished task again: %v", err)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	f := newFixture(t, func(t *testing.T) store.Store { return storetest.OpenSQLite(t) })
+	noModel, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "no-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: noModel.ID}, Input: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := f.wait(t, task.ID, skilld.TaskFailed)
+	if !strings.Contains(failed.Error, "has no model") {
+		t.Errorf("error %q", failed.Error)
+	}
+	f.model.steps = append(f.model.steps, func(context.Context, *model.Request) (*model.Response, error) {
+		return nil, skilld.Errorf(skilld.ERATELIMITED, "provider rate limit")
+	})
+	ag, _ := f.agentWithSkill(t, skilld.ToolPolicy{})
+	task, _ = f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "x"})
+	failed = f.wait(t, task.ID, skilld.TaskFailed)
+	if !strings.Contains(failed.Error, "rate limit") {
+		t.Errorf("error %q", failed.Error)
+	}
+	// A task left running by a previous process is failed on recovery.
+	orphan, _ := f.db.TaskCreate(t.Context(), &store.TaskCreateParams{WorkspaceID: f.actor.WorkspaceID, Input: "x", Status: skilld.TaskRunning})
+	if err := f.exec.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.wait(t, orphan.ID, skilld.TaskFailed); !strings.Contains(got.Error, "stopped") {
+		t.Errorf("recovered %+v", got)
+	}
+}

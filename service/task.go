@@ -1,0 +1,205 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+// Snapshot is a task's configuration, fixed when the task starts: the
+// agent's settings and every attached skill resolved to the exact package
+// digest of its pinned or current version, with the install policy asked
+// again now. Nothing changed later (an edit, a catalog update, a deleted
+// agent) alters what the run reads.
+type Snapshot struct {
+	AgentID     string                 `json:"agent_id"`
+	AgentName   string                 `json:"agent_name"`
+	Instruction string                 `json:"instruction"`
+	Model       string                 `json:"model"`
+	Context     skilld.ContextSettings `json:"context"`
+	Skills      []SnapshotSkill        `json:"skills"`
+	// Tools are the tool policies that merge into the run's effective
+	// policy, workspace first.
+	Tools []PolicyLevel `json:"tools"`
+}
+
+// PolicyLevel is one level of tool policy.
+type PolicyLevel struct {
+	Name   string            `json:"name"`
+	Policy skilld.ToolPolicy `json:"policy"`
+}
+
+// SnapshotSkill is one attached skill as the run sees it.
+type SnapshotSkill struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Version     int      `json:"version"`
+	Digest      string   `json:"digest"`
+	Files       []string `json:"files"`
+	// Withheld names the install rule that refuses the skill now.
+	Withheld string `json:"withheld,omitempty"`
+}
+
+type StartTaskParams struct {
+	AgentRef
+	Input string `json:"input" jsonschema:"what the agent is asked to do"`
+	// Tools is a task-level tool policy, merged after the workspace's and
+	// the agent's (it can only restrict them further).
+	Tools *skilld.ToolPolicy `json:"tools,omitempty" jsonschema:"task-level tool policy, applied on top of the workspace's and the agent's"`
+}
+
+// StartTask records a task for an agent with its snapshot (members and
+// up). An executor runs it.
+func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*skilld.Task, error) {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Input) == "" {
+		return nil, invalidField("input", "input is required")
+	}
+	ag, err := s.agent(ctx, a, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.Resolve(ctx, a.WorkspaceID, ag)
+	if err != nil {
+		return nil, err
+	}
+	if p.Tools != nil {
+		snap.Tools = append(snap.Tools, PolicyLevel{Name: "task", Policy: *p.Tools})
+	}
+	config, err := json.Marshal(snap)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.db.TaskCreate(ctx, &store.TaskCreateParams{WorkspaceID: a.WorkspaceID, AgentID: ag.ID, Input: p.Input, Config: config, CreatedBy: a.Name})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "task.created", t.ID)
+	return t, nil
+}
+
+// Resolve builds the snapshot of an agent now.
+func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Agent) (*Snapshot, error) {
+	pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: workspaceID})
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{
+		AgentID: ag.ID, AgentName: ag.Name, Instruction: ag.Config.Instruction, Model: ag.Config.Model, Context: ag.Config.Context,
+		Skills: []SnapshotSkill{},
+		Tools:  []PolicyLevel{{Name: "workspace", Policy: pol.Tools}, {Name: "agent", Policy: ag.Config.Tools}},
+	}
+	for _, att := range ag.Skills {
+		sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: workspaceID, ID: att.SkillID})
+		if err != nil {
+			return nil, err
+		}
+		version, digest := sk.Version, sk.Digest
+		if att.Version > 0 {
+			v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: workspaceID, SkillID: sk.ID, Number: att.Version})
+			if err != nil {
+				return nil, fmt.Errorf("agent %q pins skill %q to version %d: %w", ag.Name, sk.Name, att.Version, err)
+			}
+			version, digest = v.Number, v.Digest
+		}
+		files, err := s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
+		if err != nil {
+			return nil, err
+		}
+		ss := SnapshotSkill{ID: sk.ID, Name: sk.Name, Description: sk.Description, Version: version, Digest: digest, Files: make([]string, len(files))}
+		for i, f := range files {
+			ss.Files[i] = f.Path
+		}
+		if w := Decide(pol.InstallRules, sk.Registry, sk.Trust); w != nil {
+			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)
+		}
+		snap.Skills = append(snap.Skills, ss)
+	}
+	return snap, nil
+}
+
+// TaskSnapshot decodes a task's snapshot.
+func TaskSnapshot(t *skilld.Task) (*Snapshot, error) {
+	var snap Snapshot
+	if err := json.Unmarshal(t.Config, &snap); err != nil {
+		return nil, fmt.Errorf("task %s has an unreadable snapshot: %w", t.ID, err)
+	}
+	return &snap, nil
+}
+
+type TaskRef struct {
+	ID string `json:"id" path:"id" jsonschema:"the task's ID"`
+}
+
+type GetTaskParams struct{ TaskRef }
+
+// GetTask returns a task of the workspace (viewers and up).
+func (s *Service) GetTask(ctx context.Context, a Actor, p GetTaskParams) (*skilld.Task, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	return s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: p.ID})
+}
+
+type ListTasksParams struct {
+	Agent    string            `json:"agent,omitempty" query:"agent" jsonschema:"only tasks of this agent (ID or name)"`
+	Status   skilld.TaskStatus `json:"status,omitempty" query:"status"`
+	Page     int               `json:"page,omitempty" query:"page"`
+	PageSize int               `json:"page_size,omitempty" query:"page_size"`
+}
+
+type TaskPage struct {
+	Items    []*skilld.Task `json:"items"`
+	Total    int            `json:"total"`
+	Page     int            `json:"page"`
+	PageSize int            `json:"page_size"`
+}
+
+// ListTasks lists the workspace's tasks, newest first (viewers and up).
+func (s *Service) ListTasks(ctx context.Context, a Actor, p ListTasksParams) (*TaskPage, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	pg, norm, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
+	if err != nil {
+		return nil, err
+	}
+	params := &store.TaskListParams{WorkspaceID: a.WorkspaceID, Status: p.Status, Page: pg}
+	if p.Agent != "" {
+		ag, err := s.agent(ctx, a, p.Agent)
+		if err != nil {
+			return nil, err
+		}
+		params.AgentID = ag.ID
+	}
+	items, total, err := s.db.TaskList(ctx, params)
+	if items == nil {
+		items = []*skilld.Task{}
+	}
+	for _, t := range items {
+		t.Config = nil // lists stay small; GetTask has the snapshot
+	}
+	return &TaskPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}, err
+}
+
+type TaskEventsParams struct {
+	TaskRef
+	After int64 `json:"after,omitempty" query:"after" jsonschema:"only entries after this sequence number"`
+	Limit int   `json:"limit,omitempty" query:"limit" jsonschema:"at most this many entries (default and maximum 1000)"`
+}
+
+// TaskEvents returns a task's log entries after a sequence number
+// (viewers and up).
+func (s *Service) TaskEvents(ctx context.Context, a Actor, p TaskEventsParams) ([]*skilld.TaskLogEntry, error) {
+	if _, err := s.GetTask(ctx, a, GetTaskParams{p.TaskRef}); err != nil {
+		return nil, err
+	}
+	return s.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: p.ID, AfterSeq: p.After, Limit: p.Limit})
+}

@@ -1,0 +1,98 @@
+package service
+
+import (
+	"context"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+// Executor runs tasks. The service records a task and hands it over; the
+// executor owns the run (in this process, or a Temporal worker).
+type Executor interface {
+	// Start runs a queued task in the background.
+	Start(ctx context.Context, t *skilld.Task) error
+	// Cancel stops a running task; false when this executor is not running
+	// it.
+	Cancel(ctx context.Context, taskID string) (bool, error)
+	// Decide answers a tool call waiting for approval; ENOTFOUND when no
+	// such call is waiting.
+	Decide(ctx context.Context, taskID, callID string, approved bool) error
+}
+
+// SetExecutor connects the executor that runs started tasks. Without one,
+// tasks stay queued.
+func (s *Service) SetExecutor(e Executor) { s.exec = e }
+
+// RunTask starts a task for an agent and hands it to the executor.
+func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*skilld.Task, error) {
+	t, err := s.StartTask(ctx, a, p)
+	if err != nil {
+		return nil, err
+	}
+	if s.exec == nil {
+		return t, nil
+	}
+	if err := s.exec.Start(ctx, t); err != nil {
+		return nil, err
+	}
+	return s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: t.ID})
+}
+
+type CancelTaskParams struct{ TaskRef }
+
+// CancelTask stops a task (members and up). A finished task is left as it
+// is; cancelling it again is not an error.
+func (s *Service) CancelTask(ctx context.Context, a Actor, p CancelTaskParams) (*skilld.Task, error) {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return nil, err
+	}
+	t, err := s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: p.ID})
+	if err != nil || t.Status.Done() {
+		return t, err
+	}
+	if s.exec != nil {
+		if ok, err := s.exec.Cancel(ctx, t.ID); err != nil || ok {
+			if err != nil {
+				return nil, err
+			}
+			s.event(ctx, a, a.WorkspaceID, "task.cancelled", t.ID)
+			return s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: t.ID})
+		}
+	}
+	// Nobody runs it here (still queued, or its process is gone): mark it.
+	now := s.cfg.Now().UTC()
+	msg := "cancelled by " + a.Name
+	t, err = s.db.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: t.Status, Status: skilld.TaskCancelled, Error: &msg, FinishedAt: &now})
+	if err == nil {
+		s.event(ctx, a, a.WorkspaceID, "task.cancelled", t.ID)
+	}
+	return t, err
+}
+
+type DecideApprovalParams struct {
+	TaskRef
+	CallID   string `json:"call_id" path:"call" jsonschema:"the tool call waiting for approval"`
+	Approved bool   `json:"approved" jsonschema:"true to let the call run, false to refuse it"`
+}
+
+// DecideApproval approves or rejects a tool call waiting for approval
+// (admins only: approvals exist for calls the workspace wants a person to
+// vet).
+func (s *Service) DecideApproval(ctx context.Context, a Actor, p DecideApprovalParams) (*skilld.Task, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	t, err := s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: p.ID})
+	if err != nil {
+		return nil, err
+	}
+	if s.exec == nil || t.Status != skilld.TaskWaitingForApproval {
+		return nil, skilld.Errorf(skilld.ECONFLICT, "task %s is %s, not waiting for approval", t.ID, t.Status)
+	}
+	if err := s.exec.Decide(ctx, t.ID, p.CallID, p.Approved); err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "task.approval", t.ID)
+	return s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: t.ID})
+}
