@@ -5,29 +5,67 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 )
 
 // Server holds what the handlers need.
 type Server struct {
+	// Service runs every operation of the API.
+	Service *service.Service
+	// DB and Blobs are what /healthz checks; when nil, the service's.
 	DB    store.Store
 	Blobs blob.Store
-	// Version is reported by /healthz.
+	// Version is reported by /healthz and the OpenAPI document.
 	Version string
+	// Logger receives one line per request and the details of internal
+	// errors; nil means slog.Default().
+	Logger *slog.Logger
 }
 
-// Handler returns the HTTP handler of the whole API.
+// Handler returns the HTTP handler of the whole API: the route table on a
+// ServeMux, behind request logging and panic recovery.
 func (s *Server) Handler() http.Handler {
+	if s.DB == nil && s.Service != nil {
+		s.DB = s.Service.Packages().DB
+	}
+	if s.Blobs == nil && s.Service != nil {
+		s.Blobs = s.Service.Packages().Blobs
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.healthz)
-	return mux
+	for _, rt := range Routes() {
+		pattern := rt.Method + " " + rt.Pattern
+		switch {
+		case rt.Pattern == HealthPath:
+			mux.HandleFunc(pattern, s.healthz)
+		case rt.Pattern == OpenAPIPath:
+			mux.Handle(pattern, s.openAPIHandler())
+		default:
+			op, ok := service.OperationByName(rt.Op)
+			if !ok {
+				panic(fmt.Sprintf("httpapi: route %s names unknown operation %q", pattern, rt.Op))
+			}
+			mux.Handle(pattern, s.operation(rt, op))
+		}
+	}
+	return s.logRequests(s.recoverPanics(s.routeOrError(mux)))
+}
+
+// slogLevel is the level of a request's log line: server failures stand
+// out, everything else is routine.
+func slogLevel(status int) slog.Level {
+	if status >= 500 {
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
 }
 
 // healthTimeout bounds a health check, so a hung backend makes the check
@@ -57,12 +95,3 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 const zeroHex = "0000000000000000000000000000000000000000000000000000000000000000"
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(v)
-}

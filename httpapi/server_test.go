@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -36,7 +37,7 @@ func TestHealthz(t *testing.T) {
 		{"blobs down", downBlobs{fs}, 503, map[string]string{"db": "ok", "blobs": "unavailable: object store unreachable"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer((&httpapi.Server{DB: db, Blobs: tt.blobs, Version: "test"}).Handler())
+			srv := httptest.NewServer((&httpapi.Server{DB: db, Blobs: tt.blobs, Version: "test", Logger: slog.New(slog.DiscardHandler)}).Handler())
 			defer srv.Close()
 			resp, err := http.Get(srv.URL + "/healthz")
 			if err != nil {

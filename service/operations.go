@@ -91,7 +91,6 @@ func Operations() []Operation {
 		op("agents.get", "", "Get an agent", (*Service).GetAgent),
 		op("agents.update", "", "Change an agent", (*Service).UpdateAgent),
 		opNoResult("agents.delete", "", "Delete an agent", (*Service).DeleteAgent),
-
 	}
 }
 

@@ -130,10 +130,10 @@ func (p Page) normalize() (store.Page, Page, error) {
 		p.PageSize = DefaultPageSize
 	}
 	if p.Page < 1 {
-		return store.Page{}, p, skilld.Errorf(skilld.EINVALID, "page must be 1 or more, got %d", p.Page)
+		return store.Page{}, p, invalidField("page", "page must be 1 or more, got %d", p.Page)
 	}
 	if p.PageSize < 1 || p.PageSize > MaxPageSize {
-		return store.Page{}, p, skilld.Errorf(skilld.EINVALID, "page_size must be between 1 and %d, got %d", MaxPageSize, p.PageSize)
+		return store.Page{}, p, invalidField("page_size", "page_size must be between 1 and %d, got %d", MaxPageSize, p.PageSize)
 	}
 	return store.Page{Limit: p.PageSize, Offset: (p.Page - 1) * p.PageSize}, p, nil
 }

@@ -170,6 +170,7 @@ func (s *Service) newVersion(ctx context.Context, a Actor, ref string, pkg *pack
 	if expected > 0 {
 		exp = &expected
 	}
+	var out *skilld.Skill
 	err = s.packages.Put(ctx, pkg, func(q store.Querier) error {
 		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{
 			WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: pkg.Digest(), Message: message, CreatedBy: a.Name, ExpectedVersion: exp,
@@ -181,18 +182,17 @@ func (s *Service) newVersion(ctx context.Context, a Actor, ref string, pkg *pack
 			forked := true
 			up.Forked = &forked
 		}
-		_, err := q.SkillUpdate(ctx, up)
+		// Read back inside the transaction: after it, a concurrent edit
+		// could already have moved the skill on.
+		var err error
+		out, err = q.SkillUpdate(ctx, up)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.event(ctx, a, a.WorkspaceID, "skill.version.created", sk.ID)
-	sk, err = s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: sk.ID})
-	if err != nil {
-		return nil, err
-	}
-	return view(sk, warnings), nil
+	return view(out, warnings), nil
 }
 
 type ListSkillVersionsParams struct {

@@ -41,6 +41,14 @@ func commands() []command {
 		{"validate", "check skills against the Agent Skills specification", runValidate},
 		{"pack", "print the content digest and manifest of a skill package", runPack},
 		{"version", "print the skilld version", runVersion},
+
+		// Clients of a running server (--server, --token, --workspace).
+		{"skills", "manage the workspace's skills", runGroup("skills", skillsCommands())},
+		{"catalog", "list and publish catalog registries and items", runGroup("catalog", catalogCommands())},
+		{"agents", "manage the workspace's agents", runGroup("agents", agentsCommands())},
+		{"tokens", "manage the workspace's API tokens", runGroup("tokens", tokensCommands())},
+		{"workspaces", "list and create workspaces", runGroup("workspaces", workspacesCommands())},
+		{"policy", "show and set the workspace's install and tool policy", runGroup("policy", policyCommands())},
 	}
 }
 
@@ -74,7 +82,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'skilld <command> -h' for a command's flags.")

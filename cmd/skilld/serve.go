@@ -5,12 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/service"
 )
 
 // shutdownGrace is how long in-flight requests get to finish after a stop
@@ -18,12 +24,19 @@ import (
 const shutdownGrace = 15 * time.Second
 
 func runServe(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "serve", "[--addr HOST:PORT] [storage flags]\n\n"+
+	fs := newFlags(e, "serve", "[--addr HOST:PORT] [--path-import-root DIR]... [storage flags]\n\n"+
 		"Runs the skilld server on the configured storage (by default SQLite and\n"+
-		"files under ./skilld-data).")
+		"files under ./skilld-data). On an empty database it creates the workspace\n"+
+		"\"default\" and an instance-admin token: the value of SKILLD_BOOTSTRAP_TOKEN,\n"+
+		"or a generated one printed once. GitHub imports use SKILLD_GITHUB_TOKEN when set.")
 	var sf storageFlags
 	sf.register(fs)
 	addr := fs.String("addr", cmp.Or(os.Getenv("SKILLD_ADDR"), "127.0.0.1:8080"), "address to listen on (env SKILLD_ADDR)")
+	githubAPI := fs.String("github-api-url", cmp.Or(os.Getenv("SKILLD_GITHUB_API_URL"), importer.DefaultAPIURL),
+		"GitHub REST API root for imports (env SKILLD_GITHUB_API_URL)")
+	roots := pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_PATH_IMPORT_ROOTS"))}
+	fs.Var(&roots, "path-import-root", "a server folder admins may import skills from; repeatable\n"+
+		"(env SKILLD_PATH_IMPORT_ROOTS, separated by colons; none: path imports are off)")
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -39,13 +52,22 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	defer db.Close()
 	defer blobs.Close()
 
+	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
+		service.Config{PathImportRoots: roots.dirs})
+	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
+		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
+		return exitFailure
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	api := &httpapi.Server{DB: db, Blobs: blobs, Version: versionString()}
-	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger}
+	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	dbURL, blobsURL, _ := sf.urls()
 	fmt.Fprintf(e.stderr, "skilld: listening on http://%s (db %s, blobs %s)\n", ln.Addr(), redactURL(dbURL), redactURL(blobsURL))
 
@@ -65,4 +87,49 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// bootstrap prepares an empty database: workspace "default" and an
+// instance-admin token, with the given secret or a generated one that is
+// printed this once (only its hash is stored). A database that has
+// workspaces is left alone and nothing is printed. Two servers starting
+// together on one empty database may both try: the loser sees a conflict,
+// which means the other one did it.
+func bootstrap(ctx context.Context, e *env, svc *service.Service, secret string) error {
+	got, err := svc.Bootstrap(ctx, secret)
+	switch {
+	case skilld.ErrorCode(err) == skilld.ECONFLICT:
+		return nil
+	case err != nil:
+		return fmt.Errorf("bootstrap: %w", err)
+	case got == "":
+		return nil
+	case secret != "":
+		fmt.Fprintf(e.stderr, "skilld: created workspace %q with an instance-admin token from SKILLD_BOOTSTRAP_TOKEN\n", service.BootstrapWorkspace)
+	default:
+		fmt.Fprintf(e.stderr, "skilld: created workspace %q and an instance-admin token:\n\n    %s\n\n"+
+			"save it: it will not be shown again\n", service.BootstrapWorkspace, got)
+	}
+	return nil
+}
+
+// pathList is a repeatable flag of folders. Its default comes from the
+// environment; the first --path-import-root on the command line replaces
+// that default instead of adding to it.
+type pathList struct {
+	dirs []string
+	set  bool
+}
+
+func (p *pathList) String() string { return strings.Join(p.dirs, string(filepath.ListSeparator)) }
+
+func (p *pathList) Set(v string) error {
+	if v == "" {
+		return errors.New("empty folder")
+	}
+	if !p.set {
+		p.dirs, p.set = nil, true
+	}
+	p.dirs = append(p.dirs, v)
+	return nil
 }

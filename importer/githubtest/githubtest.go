@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -169,4 +170,19 @@ func Archive(owner, name string, files ...File) []byte {
 // SkillMD is a valid SKILL.md for a skill named name.
 func SkillMD(name string) string {
 	return "---\nname: " + name + "\ndescription: The " + name + " skill, imported in a test.\n---\n\n# " + name + "\n"
+}
+
+// FilesOf turns a path → content map into files, in path order; scripts
+// (.sh, or content starting with "#!") are executable.
+func FilesOf(m map[string]string) []File {
+	out := make([]File, 0, len(m))
+	for name, data := range m {
+		f := File{Name: name, Data: data}
+		if strings.HasSuffix(name, ".sh") || strings.HasPrefix(data, "#!") {
+			f.Mode = 0o755
+		}
+		out = append(out, f)
+	}
+	slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+)
+
+// agentsCommands is the "skilld agents" group.
+func agentsCommands() []subcommand {
+	return []subcommand{
+		{"list", "list the workspace's agents", runAgentsList},
+		{"get", "show one agent", runAgentsGet},
+		{"create", "create an agent", runAgentsCreate},
+		{"update", "change an agent", runAgentsUpdate},
+		{"delete", "delete an agent", runAgentsDelete},
+	}
+}
+
+// agentFlags are the flags create and update share.
+type agentFlags struct {
+	instruction, model string
+	skills, items      stringList
+}
+
+func (f *agentFlags) register(c *apiCmd) {
+	c.fs.StringVar(&f.instruction, "instruction", "", "the agent's instruction")
+	c.fs.StringVar(&f.model, "model", "", "the model the agent uses")
+	c.fs.Var(&f.skills, "skill", "attach a workspace skill, as ID or ID@VERSION to pin it; repeatable")
+	c.fs.Var(&f.items, "item", "attach a catalog item (installed first), as REGISTRY/NAME or REGISTRY/NAME@VERSION; repeatable")
+}
+
+// refs turns the --skill and --item flags into attachments.
+func (f *agentFlags) refs(c *apiCmd) ([]service.AgentSkillRef, bool) {
+	var out []service.AgentSkillRef
+	for _, list := range []struct {
+		vals []string
+		item bool
+	}{{f.skills, false}, {f.items, true}} {
+		for _, v := range list.vals {
+			ref, version, pinned := strings.Cut(v, "@")
+			r := service.AgentSkillRef{Skill: ref}
+			if list.item {
+				r = service.AgentSkillRef{Item: ref}
+			}
+			if pinned {
+				n, err := strconv.Atoi(version)
+				if err != nil || n < 1 {
+					usageErrorf(c.fs, "%q: the version after @ must be a positive number", v)
+					return nil, false
+				}
+				r.Version = n
+			}
+			out = append(out, r)
+		}
+	}
+	return out, true
+}
+
+func runAgentsCreate(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
+	var f agentFlags
+	f.register(c)
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return code
+	}
+	refs, ok := f.refs(c)
+	if !ok {
+		return exitUsage
+	}
+	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model}, Skills: refs}
+	var ag skilld.Agent
+	if !c.call(ctx, "agents.create", p, &ag) {
+		return exitFailure
+	}
+	return c.printAgent(&ag)
+}
+
+// runAgentsUpdate changes what the flags name: the instruction and model
+// are edited into the agent's current config (the API replaces the config
+// as a whole), and --skill/--item replace the attached skills.
+func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "agents update", "ID [--name NAME] [--instruction TEXT] [--model MODEL] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
+	var f agentFlags
+	f.register(c)
+	name := c.fs.String("name", "", "new name")
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return code
+	}
+	refs, ok := f.refs(c)
+	if !ok {
+		return exitUsage
+	}
+	p := service.UpdateAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}
+	set := map[string]bool{}
+	c.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if set["name"] {
+		p.Name = name
+	}
+	if set["instruction"] || set["model"] {
+		var cur skilld.Agent
+		if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: p.AgentRef}, &cur) {
+			return exitFailure
+		}
+		cfg := cur.Config
+		if set["instruction"] {
+			cfg.Instruction = f.instruction
+		}
+		if set["model"] {
+			cfg.Model = f.model
+		}
+		p.Config = &cfg
+	}
+	if set["skill"] || set["item"] {
+		p.Skills = &refs
+	}
+	var ag skilld.Agent
+	if !c.call(ctx, "agents.update", p, &ag) {
+		return exitFailure
+	}
+	return c.printAgent(&ag)
+}
+
+func runAgentsList(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "agents list", "[--page N] [--page-size N]")
+	var p service.ListAgentsParams
+	c.fs.IntVar(&p.Page, "page", 1, "page number")
+	c.fs.IntVar(&p.PageSize, "page-size", service.DefaultPageSize, "agents per page")
+	if code, ok := c.parse(args, 0, 0); !ok {
+		return code
+	}
+	var page service.AgentPage
+	if !c.call(ctx, "agents.list", p, &page) {
+		return exitFailure
+	}
+	return c.output(page, func(w io.Writer) {
+		row(w, "ID", "NAME", "MODEL", "SKILLS")
+		for _, a := range page.Items {
+			row(w, a.ID, a.Name, a.Config.Model, len(a.Skills))
+		}
+		fmt.Fprintf(w, "\n%d agents\n", page.Total)
+	})
+}
+
+func runAgentsGet(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "agents get", "ID")
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return code
+	}
+	var ag skilld.Agent
+	if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}, &ag) {
+		return exitFailure
+	}
+	return c.printAgent(&ag)
+}
+
+func (c *apiCmd) printAgent(ag *skilld.Agent) int {
+	return c.output(ag, func(w io.Writer) {
+		row(w, "id", ag.ID)
+		row(w, "name", ag.Name)
+		row(w, "model", ag.Config.Model)
+		row(w, "instruction", short(ag.Config.Instruction, 80))
+		for _, s := range ag.Skills {
+			pin := "current version"
+			if s.Version > 0 {
+				pin = fmt.Sprintf("version %d", s.Version)
+			}
+			row(w, "skill", s.SkillID+" ("+pin+")")
+		}
+		row(w, "updated", when(&ag.UpdatedAt))
+	})
+}
+
+func runAgentsDelete(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "agents delete", "ID")
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return code
+	}
+	if !c.call(ctx, "agents.delete", service.DeleteAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}, nil) {
+		return exitFailure
+	}
+	fmt.Fprintf(e.stderr, "deleted %s\n", c.args[0])
+	return exitOK
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

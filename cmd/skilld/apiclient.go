@@ -1,0 +1,202 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/httpapi"
+)
+
+// This file holds what every API client command shares: the connection
+// flags, subcommand dispatch, error reporting and output.
+
+// subcommand is one verb of a command group ("skills list").
+type subcommand struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) int
+}
+
+// runGroup dispatches "skilld GROUP VERB …" to the verb.
+func runGroup(group string, subs []subcommand) func(context.Context, *env, []string) int {
+	return func(ctx context.Context, e *env, args []string) int {
+		if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+			w := e.stderr
+			if len(args) > 0 {
+				w = e.stdout
+			}
+			fmt.Fprintf(w, "Usage: skilld %s <command> [flags] [arguments]\n\nCommands:\n", group)
+			for _, s := range subs {
+				fmt.Fprintf(w, "  %-16s %s\n", s.name, s.summary)
+			}
+			fmt.Fprintf(w, "\nRun 'skilld %s <command> -h' for a command's flags.\n", group)
+			if len(args) == 0 {
+				return exitUsage
+			}
+			return exitOK
+		}
+		for _, s := range subs {
+			if s.name == args[0] {
+				return s.run(ctx, e, args[1:])
+			}
+		}
+		fmt.Fprintf(e.stderr, "skilld %s: unknown command %q; run 'skilld %s help'\n", group, args[0], group)
+		return exitUsage
+	}
+}
+
+// apiCmd is one client command: its flags (its own and the connection
+// flags every client command has) and, once parsed, its arguments.
+type apiCmd struct {
+	e         *env
+	fs        *flag.FlagSet
+	server    string
+	token     string
+	workspace string
+	json      bool
+	args      []string
+}
+
+func newAPICmd(e *env, name, synopsis string) *apiCmd {
+	c := &apiCmd{e: e, fs: newFlags(e, name, synopsis)}
+	c.fs.StringVar(&c.server, "server", cmp.Or(os.Getenv("SKILLD_SERVER"), "http://127.0.0.1:8080"), "server URL (env SKILLD_SERVER)")
+	c.fs.StringVar(&c.token, "token", os.Getenv("SKILLD_TOKEN"), "API token (env SKILLD_TOKEN)")
+	c.fs.StringVar(&c.workspace, "workspace", cmp.Or(os.Getenv("SKILLD_WORKSPACE"), "default"), "workspace name or ID (env SKILLD_WORKSPACE)")
+	c.fs.BoolVar(&c.json, "json", false, "print the server's JSON answer instead of a table")
+	return c
+}
+
+// parse parses the flags and checks that between min and max arguments
+// were given (max < 0: no upper bound). When ok is false, code is the exit
+// code to return.
+func (c *apiCmd) parse(args []string, min, max int) (code int, ok bool) {
+	pos, code, ok := parseArgs(c.fs, args)
+	if !ok {
+		return code, false
+	}
+	switch {
+	case len(pos) < min:
+		return usageErrorf(c.fs, "missing arguments"), false
+	case max >= 0 && len(pos) > max:
+		return usageErrorf(c.fs, "unexpected argument %q", pos[max]), false
+	case c.token == "":
+		return usageErrorf(c.fs, "no token: pass --token or set SKILLD_TOKEN"), false
+	}
+	c.args = pos
+	return exitOK, true
+}
+
+func (c *apiCmd) client() *httpapi.Client {
+	return &httpapi.Client{BaseURL: c.server, Token: c.token, Workspace: c.workspace}
+}
+
+// call runs an operation; on failure it prints the error and ok is false.
+func (c *apiCmd) call(ctx context.Context, op string, params, result any) bool {
+	if err := c.client().Call(ctx, op, params, result); err != nil {
+		c.fail(err)
+		return false
+	}
+	return true
+}
+
+// fail prints an API error as "skilld: <code>: <message>" with its details
+// and returns the failure exit code.
+func (c *apiCmd) fail(err error) int {
+	printError(c.e.stderr, err)
+	return exitFailure
+}
+
+func printError(w io.Writer, err error) {
+	var se *skilld.Error
+	if !errors.As(err, &se) {
+		fmt.Fprintf(w, "skilld: %v\n", err) // a local failure (a file, the network)
+		return
+	}
+	msg := skilld.ErrorMessage(err)
+	fmt.Fprintf(w, "skilld: %s: %s\n", se.Code, msg)
+	for _, d := range skilld.ErrorDetails(err) {
+		if d.Message != msg {
+			fmt.Fprintf(w, "  %s: %s\n", d.Field, d.Message)
+		}
+	}
+}
+
+// output prints v as indented JSON with --json, else calls table with a
+// tab writer that is flushed afterwards.
+func (c *apiCmd) output(v any, table func(w io.Writer)) int {
+	if c.json {
+		enc := json.NewEncoder(c.e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			return c.fail(err)
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.e.stdout, 0, 4, 2, ' ', 0)
+	table(tw)
+	tw.Flush()
+	return exitOK
+}
+
+// row writes one tab-separated table row.
+func row(w io.Writer, cols ...any) {
+	s := make([]string, len(cols))
+	for i, c := range cols {
+		s[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(fmt.Sprint(c))
+	}
+	fmt.Fprintln(w, strings.Join(s, "\t"))
+}
+
+// short cuts text to n characters for a table column.
+func short(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// shortDigest shows the first 12 hex digits of a sha256: digest.
+func shortDigest(d string) string {
+	return short(strings.TrimPrefix(d, "sha256:"), 13)
+}
+
+func when(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+// humanSize writes a byte count the way people say it (decimal units).
+func humanSize(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1000)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1000/1000)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1000/1000/1000)
+}
+
+// atoi parses a positional number argument, as a usage error when bad.
+func (c *apiCmd) atoi(s, what string) (int, bool) {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil || fmt.Sprint(n) != s || n < 1 {
+		usageErrorf(c.fs, "%s must be a positive number, not %q", what, s)
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startServe runs "skilld serve" in-process on a free port and returns its
+// URL, its stderr so far, and a stop function that waits for it to exit.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	var stdout, stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), &env{stdout: &stdout, stderr: &stderr})
+	}()
+	addr := regexp.MustCompile(`listening on (http://\S+)`)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1], &stderr, func() { cancel(); <-done }
+		}
+	}
+	cancel()
+	t.Fatalf("server did not start: %s", stderr.String())
+	return "", nil, nil
+}
+
+func status(t *testing.T, url, token string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", url+"/v1/workspaces/default/skills", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestServeBootstrap: the first start on an empty database prints a
+// generated admin token once; later starts print nothing about tokens.
+func TestServeBootstrap(t *testing.T) {
+	t.Setenv("SKILLD_BOOTSTRAP_TOKEN", "")
+	data := t.TempDir()
+	url, stderr, stop := startServe(t, "--data", data)
+	token := regexp.MustCompile(`skd_[a-z0-9]+`).FindString(stderr.String())
+	if token == "" || !strings.Contains(stderr.String(), "save it: it will not be shown again") {
+		t.Fatalf("first start did not print a token: %s", stderr.String())
+	}
+	if code := status(t, url, token); code != 200 {
+		t.Errorf("the printed token: %d", code)
+	}
+	stop()
+	url, stderr, stop = startServe(t, "--data", data)
+	defer stop()
+	if strings.Contains(stderr.String(), "skd_") || strings.Contains(stderr.String(), "token") {
+		t.Errorf("a later start printed token text: %s", stderr.String())
+	}
+	if code := status(t, url, token); code != 200 {
+		t.Errorf("the token after a restart: %d", code)
+	}
+}
+
+// TestServeBootstrapToken: SKILLD_BOOTSTRAP_TOKEN becomes the admin token
+// and is never printed.
+func TestServeBootstrapToken(t *testing.T) {
+	const secret = "skd_fromtheenvironment0123456789"
+	t.Setenv("SKILLD_BOOTSTRAP_TOKEN", secret)
+	url, stderr, stop := startServe(t, "--data", t.TempDir())
+	defer stop()
+	if strings.Contains(stderr.String(), secret) || !strings.Contains(stderr.String(), "SKILLD_BOOTSTRAP_TOKEN") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	if code := status(t, url, secret); code != 200 {
+		t.Errorf("the bootstrap token: %d", code)
+	}
+	if code := status(t, url, "skd_wrongtoken0000000000000000000"); code != 401 {
+		t.Errorf("another token: %d", code)
+	}
+}
+
+// TestServeBadBootstrapToken: a malformed bootstrap token stops the start.
+func TestServeBadBootstrapToken(t *testing.T) {
+	t.Setenv("SKILLD_BOOTSTRAP_TOKEN", "short")
+	code, _, errOut := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir())
+	if code != exitFailure || !strings.Contains(errOut, "bootstrap token must start with") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+)
+
+// catalogCommands is the "skilld catalog" group: registries and their items.
+func catalogCommands() []subcommand {
+	return []subcommand{
+		{"registries", "list catalog registries", runCatalogRegistries},
+		{"create-registry", "add a registry (instance admins)", runCatalogCreateRegistry},
+		{"items", "list catalog items", runCatalogItems},
+		{"publish", "publish an archive or folder as an item's next version (instance admins)", runCatalogPublish},
+	}
+}
+
+func runCatalogRegistries(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "catalog registries", "")
+	if code, ok := c.parse(args, 0, 0); !ok {
+		return code
+	}
+	var list service.RegistryList
+	if !c.call(ctx, "catalog.registries.list", service.ListRegistriesParams{Page: service.Page{PageSize: service.MaxPageSize}}, &list) {
+		return exitFailure
+	}
+	return c.output(list, func(w io.Writer) {
+		row(w, "NAME", "TRUST", "ID")
+		for _, r := range list.Items {
+			row(w, r.Name, r.Trust, r.ID)
+		}
+	})
+}
+
+func runCatalogCreateRegistry(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "catalog create-registry", "NAME --trust official|verified|community")
+	trust := c.fs.String("trust", "", "how far the registry is trusted: official, verified or community")
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return code
+	}
+	if *trust == "" {
+		return usageErrorf(c.fs, "--trust is required")
+	}
+	var r skilld.Registry
+	if !c.call(ctx, "catalog.registries.create", service.CreateRegistryParams{Name: c.args[0], Trust: skilld.Trust(*trust)}, &r) {
+		return exitFailure
+	}
+	return c.output(r, func(w io.Writer) {
+		row(w, "NAME", "TRUST", "ID")
+		row(w, r.Name, r.Trust, r.ID)
+	})
+}
+
+func runCatalogItems(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "catalog items", "[--search TEXT] [--registry NAME] [--page N] [--page-size N]")
+	var p service.ListCatalogItemsParams
+	c.fs.StringVar(&p.Search, "search", "", "only items whose name or description contains TEXT")
+	c.fs.StringVar(&p.Registry, "registry", "", "only items of this registry")
+	c.fs.IntVar(&p.Page, "page", 1, "page number")
+	c.fs.IntVar(&p.PageSize, "page-size", service.DefaultPageSize, "items per page")
+	if code, ok := c.parse(args, 0, 0); !ok {
+		return code
+	}
+	var page service.CatalogPage
+	if !c.call(ctx, "catalog.items.list", p, &page) {
+		return exitFailure
+	}
+	return c.output(page, func(w io.Writer) {
+		row(w, "ITEM", "VERSION", "TRUST", "DESCRIPTION")
+		for _, it := range page.Items {
+			row(w, it.Registry+"/"+it.Name, it.LatestVersion, it.Trust, short(it.Description, 60))
+		}
+		fmt.Fprintf(w, "\n%d items\n", page.Total)
+	})
+}
+
+func runCatalogPublish(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "catalog publish", "REGISTRY PATH [--name NAME] [--description TEXT] [--lenient]\n\n"+
+		"PATH is an archive or a skill folder; the item is named after the skill.")
+	var o service.SkillOptions
+	optionFlags(c, &o)
+	if code, ok := c.parse(args, 2, 2); !ok {
+		return code
+	}
+	archive, size, done, err := localArchive(ctx, c.args[1])
+	if err != nil {
+		return c.localError(err)
+	}
+	defer done()
+	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[1], humanSize(size))
+	item, err := c.client().Publish(ctx, c.args[0], archive, size, o)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.output(item, func(w io.Writer) {
+		row(w, "ITEM", "VERSION", "DIGEST", "ID")
+		row(w, item.Registry+"/"+item.Name, item.Version, shortDigest(item.Digest), item.ID)
+	})
+}

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+)
+
+// Upload creates a skill from a zip, tar or tar.gz archive of size bytes,
+// streamed as the request body (skills.create_from_archive).
+func (c *Client) Upload(ctx context.Context, archive io.Reader, size int64, opts service.SkillOptions) (*service.SkillView, error) {
+	var out service.SkillView
+	err := c.stream(ctx, "skills.create_from_archive", service.CreateSkillFromArchiveParams{SkillOptions: opts}, archive, size, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Publish publishes an archive as the next version of a catalog item in
+// registry (catalog.items.publish; instance admins).
+func (c *Client) Publish(ctx context.Context, registry string, archive io.Reader, size int64, opts service.SkillOptions) (*service.PublishedItem, error) {
+	var out service.PublishedItem
+	err := c.stream(ctx, "catalog.items.publish", service.PublishCatalogItemParams{Registry: registry, SkillOptions: opts}, archive, size, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// stream calls an archive route with the body read from archive.
+func (c *Client) stream(ctx context.Context, opName string, params any, archive io.Reader, size int64, result any) error {
+	rt, op, err := clientRoute(opName)
+	if err != nil {
+		return err
+	}
+	req, err := c.newRequest(ctx, rt, op, params, archive, size)
+	if err != nil {
+		return err
+	}
+	resp, err := c.do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return decodeResult(resp, rt, result)
+}
+
+// GetFile opens one file of a skill's current version (skills.get_file).
+// The caller closes the body. The returned PackageFile has the path, the
+// digest (from the ETag), the size and the exec bit.
+func (c *Client) GetFile(ctx context.Context, id, path string) (io.ReadCloser, skilld.PackageFile, error) {
+	return c.GetFileVersion(ctx, id, path, 0)
+}
+
+// GetFileVersion is GetFile for version n of the skill (0: the current).
+func (c *Client) GetFileVersion(ctx context.Context, id, path string, n int) (io.ReadCloser, skilld.PackageFile, error) {
+	rt, op, err := clientRoute("skills.get_file")
+	if err != nil {
+		return nil, skilld.PackageFile{}, err
+	}
+	p := service.GetSkillFileParams{SkillRef: service.SkillRef{ID: id}, Path: path, Version: n}
+	req, err := c.newRequest(ctx, rt, op, p, nil, 0)
+	if err != nil {
+		return nil, skilld.PackageFile{}, err
+	}
+	req.Header.Set("Accept", "*/*")
+	resp, err := c.do(req)
+	if err != nil {
+		return nil, skilld.PackageFile{}, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, skilld.PackageFile{}, skilld.Errorf(skilld.EINTERNAL, "unexpected answer %s to a file download", resp.Status)
+	}
+	f := skilld.PackageFile{
+		Path:   path,
+		Digest: strings.Trim(resp.Header.Get("ETag"), `"`),
+		Size:   resp.ContentLength,
+		Exec:   resp.Header.Get("X-Skilld-Exec") == "true",
+	}
+	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil {
+		f.Size = n
+	}
+	return resp.Body, f, nil
+}

@@ -1,0 +1,110 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/skilld/skilld/service"
+)
+
+// operation is the one handler behind every operation route: authenticate,
+// resolve the workspace, decode the params, call the service, write the
+// result. Authentication comes before the body is read, so an anonymous
+// caller cannot make the server read 64 MiB.
+func (s *Server) operation(rt Route, op service.Operation) http.Handler {
+	dec := newDecoder(rt, op.Params)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		actor, err := s.actor(r, rt)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		params, err := dec.decode(w, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		// A partial result that comes with an error (an import that
+		// stopped after some skills) is not shown: the error says what
+		// was created before it.
+		res, err := op.Call(r.Context(), s.Service, actor, params)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.reply(w, r, rt, res)
+	})
+}
+
+// actor resolves the bearer token, and for workspace routes the workspace
+// in the path. Which errors are possible, and that another tenant's
+// workspace is "not found", is the service's business.
+func (s *Server) actor(r *http.Request, rt Route) (service.Actor, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return service.Actor{}, unauthorized("missing token: send the header Authorization: Bearer <token>")
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return service.Actor{}, unauthorized("the Authorization header must be Bearer <token>")
+	}
+	a, err := s.Service.Authenticate(r.Context(), token)
+	if err != nil {
+		return service.Actor{}, err
+	}
+	if rt.Workspace() {
+		return s.Service.In(r.Context(), a, r.PathValue("ws"))
+	}
+	return a, nil
+}
+
+// reply writes a successful result as the route says.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, rt Route, res any) {
+	switch {
+	case rt.Status == http.StatusNoContent || isNil(res):
+		w.WriteHeader(rt.Status)
+	case rt.Reply == ReplyFile:
+		s.serveFile(w, r, res.(*service.SkillFile))
+	case rt.Reply == ReplyOneOrMany:
+		writeJSON(w, rt.Status, oneOrMany(res))
+	default:
+		writeJSON(w, rt.Status, res)
+	}
+}
+
+// oneOrMany returns the only element of a result's Items, or the result.
+func oneOrMany(res any) any {
+	v := reflect.Indirect(reflect.ValueOf(res))
+	if v.Kind() == reflect.Struct {
+		if items := v.FieldByName("Items"); items.IsValid() && items.Kind() == reflect.Slice && items.Len() == 1 {
+			return items.Index(0).Interface()
+		}
+	}
+	return res
+}
+
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// writeJSON writes v as compact JSON. Indenting doubled the cost of
+// encoding a page of 50 skills (docs/PERFORMANCE.md); people reading
+// answers pipe them through jq or use the CLI.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
