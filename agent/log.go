@@ -50,3 +50,22 @@ func (l *MemoryLog) Entries() []LogEntry {
 	defer l.mu.Unlock()
 	return append([]LogEntry(nil), l.entries...)
 }
+
+// EventOf renders a task log entry as the event stream shows it: events as
+// they were emitted, messages as "message" events, with an activation's
+// SKILL.md replaced by its size.
+func EventOf(taskID string, seq int64, at time.Time, kind string, payload json.RawMessage) (Event, error) {
+	if kind == KindMessage {
+		var m logMessage
+		if err := json.Unmarshal(payload, &m); err != nil {
+			return Event{}, err
+		}
+		return messageEvent(taskID, seq, at, m.Message, m.Skill, m.Tokens), nil
+	}
+	var e Event
+	if err := json.Unmarshal(payload, &e); err != nil {
+		return Event{}, err
+	}
+	e.TaskID, e.Seq, e.Time = taskID, seq, at
+	return e, nil
+}

@@ -29,6 +29,10 @@ func (s *Server) operation(rt Route, op service.Operation) http.Handler {
 		// A partial result that comes with an error (an import that
 		// stopped after some skills) is not shown: the error says what
 		// was created before it.
+		if rt.Reply == ReplyEvents {
+			s.events(w, r, actor, params.(*service.TaskEventsParams))
+			return
+		}
 		res, err := op.Call(r.Context(), s.Service, actor, params)
 		if err != nil {
 			s.writeError(w, r, err)

@@ -32,6 +32,9 @@ const (
 	// the object itself, and the list when there are several: an import
 	// of one skill answers like a create.
 	ReplyOneOrMany
+	// ReplyEvents streams a task's log as Server-Sent Events (or answers
+	// once with ?format=json).
+	ReplyEvents
 )
 
 // Who may call a route. Roles are enforced by the service, not here: the
@@ -124,6 +127,13 @@ func Routes() []Route {
 		r(get, ws+"/agents/{id}", "agents.get", ok, none, RoleViewer),
 		r(patch, ws+"/agents/{id}", "agents.update", ok, json, RoleMember),
 		r(del, ws+"/agents/{id}", "agents.delete", noContent, none, RoleMember),
+
+		r(post, ws+"/agents/{id}/tasks", "tasks.start", created, json, RoleMember),
+		r(get, ws+"/tasks", "tasks.list", ok, none, RoleViewer),
+		r(get, ws+"/tasks/{id}", "tasks.get", ok, none, RoleViewer),
+		withReply(r(get, ws+"/tasks/{id}/events", "tasks.events", ok, none, RoleViewer), ReplyEvents),
+		r(post, ws+"/tasks/{id}/cancel", "tasks.cancel", ok, json, RoleMember),
+		r(post, ws+"/tasks/{id}/approvals/{call}", "tasks.approve", ok, json, RoleAdmin),
 
 		r(get, "/v1/catalog/registries", "catalog.registries.list", ok, none, RoleViewer),
 		r(post, "/v1/catalog/registries", "catalog.registries.create", created, json, RoleInstance),

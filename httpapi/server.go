@@ -29,6 +29,9 @@ type Server struct {
 	// Logger receives one line per request and the details of internal
 	// errors; nil means slog.Default().
 	Logger *slog.Logger
+	// Watcher, when set, tells event streams about new entries of tasks
+	// running in this process, so they need not wait for the next poll.
+	Watcher Watcher
 }
 
 // Handler returns the HTTP handler of the whole API: the route table on a

@@ -91,6 +91,12 @@ func Operations() []Operation {
 		op("agents.get", "", "Get an agent", (*Service).GetAgent),
 		op("agents.update", "", "Change an agent", (*Service).UpdateAgent),
 		opNoResult("agents.delete", "", "Delete an agent", (*Service).DeleteAgent),
+		op("tasks.start", "", "Start a task: run an agent on an input", (*Service).RunTask),
+		op("tasks.list", "", "List the workspace's tasks, newest first", (*Service).ListTasks),
+		op("tasks.get", "", "Get a task with its snapshot", (*Service).GetTask),
+		op("tasks.events", "", "Read a task's log: every message and event in order", (*Service).TaskEvents),
+		op("tasks.cancel", "", "Stop a task", (*Service).CancelTask),
+		op("tasks.approve", "", "Approve or reject a tool call waiting for approval (admins)", (*Service).DecideApproval),
 	}
 }
 

@@ -193,6 +193,9 @@ type TaskEventsParams struct {
 	TaskRef
 	After int64 `json:"after,omitempty" query:"after" jsonschema:"only entries after this sequence number"`
 	Limit int   `json:"limit,omitempty" query:"limit" jsonschema:"at most this many entries (default and maximum 1000)"`
+	// Format chooses how HTTP delivers the log: "json" for one answer,
+	// otherwise a live Server-Sent Events stream. The service ignores it.
+	Format string `json:"format,omitempty" query:"format" jsonschema:"json for one JSON answer; by default a live Server-Sent Events stream"`
 }
 
 // TaskEvents returns a task's log entries after a sequence number

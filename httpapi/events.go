@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/service"
+)
+
+// Timings of the event stream.
+const (
+	// eventPoll is how often the stream re-reads the log when nothing
+	// signals new entries (another server process runs the task).
+	eventPoll = 500 * time.Millisecond
+	// eventKeepalive keeps proxies from closing an idle stream.
+	eventKeepalive = 15 * time.Second
+)
+
+// Watcher signals new log entries of tasks run in this process; without
+// one the stream polls.
+type Watcher interface {
+	Watch(taskID string) (<-chan struct{}, func())
+}
+
+// events serves a task's log: with ?format=json one answer, otherwise a
+// Server-Sent Events stream that starts after Last-Event-ID (or ?after),
+// follows the task live, and ends when the task has finished and every
+// entry was sent.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Actor, p *service.TaskEventsParams) {
+	if p.Format != "" && p.Format != "json" && p.Format != "sse" {
+		s.writeError(w, r, badRequest("format", "format must be json or sse, not %q", p.Format))
+		return
+	}
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil && n > p.After {
+			p.After = n
+		}
+	}
+	if p.Format == "json" {
+		entries, err := s.Service.TaskEvents(r.Context(), actor, *p)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		out := make([]agent.Event, 0, len(entries))
+		for _, e := range entries {
+			ev, err := agent.EventOf(e.TaskID, e.Seq, e.CreatedAt, e.Kind, e.Payload)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			out = append(out, ev)
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"items": out})
+		return
+	}
+	// Check access before switching to a stream, so refusals are normal
+	// JSON errors.
+	if _, err := s.Service.GetTask(r.Context(), actor, service.GetTaskParams{TaskRef: p.TaskRef}); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		return // the connection cannot stream; nothing more to say on it
+	}
+	// Streams outlive the server's write timeout by design.
+	rc.SetWriteDeadline(time.Time{})
+
+	var signal <-chan struct{}
+	if s.Watcher != nil {
+		ch, stop := s.Watcher.Watch(p.ID)
+		defer stop()
+		signal = ch
+	}
+	ctx := r.Context()
+	keepalive := time.NewTicker(eventKeepalive)
+	defer keepalive.Stop()
+	for {
+		task, err := s.Service.GetTask(ctx, actor, service.GetTaskParams{TaskRef: p.TaskRef})
+		if err != nil {
+			return
+		}
+		entries, err := s.Service.TaskEvents(ctx, actor, *p)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			ev, err := agent.EventOf(e.TaskID, e.Seq, e.CreatedAt, e.Kind, e.Payload)
+			if err != nil {
+				return
+			}
+			data, _ := json.Marshal(ev)
+			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, data)
+			p.After = e.Seq
+		}
+		rc.Flush()
+		// The status is read before the entries: a finished task's log is
+		// complete, so nothing can follow what was just sent.
+		if task.Status.Done() && len(entries) < maxEntries(p.Limit) {
+			return
+		}
+		if len(entries) > 0 && len(entries) == maxEntries(p.Limit) {
+			continue
+		}
+		if !wait(ctx, signal, keepalive.C, w, rc) {
+			return
+		}
+	}
+}
+
+func maxEntries(limit int) int {
+	if limit <= 0 || limit > 1000 {
+		return 1000
+	}
+	return limit
+}
+
+// wait blocks until new entries may exist; false when the client left.
+func wait(ctx context.Context, signal <-chan struct{}, keepalive <-chan time.Time, w http.ResponseWriter, rc *http.ResponseController) bool {
+	poll := time.NewTimer(eventPoll)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-signal:
+			return true
+		case <-poll.C:
+			return true
+		case <-keepalive:
+			fmt.Fprint(w, ": keepalive\n\n")
+			rc.Flush()
+		}
+	}
+}
