@@ -6,6 +6,7 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -108,9 +109,42 @@ func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
 	l.mu.Unlock()
 	l.wg.Go(func() {
 		defer cancel()
-		l.run(runCtx, t)
+		l.run(runCtx, t, RunOptions{})
 	})
 	return nil
+}
+
+// RunOptions adjust a task run in the foreground.
+type RunOptions struct {
+	// Approver decides calls that need approval; by default the task
+	// waits for a decision through the API.
+	Approver agent.Approver
+	// Model, when set, replaces the model the snapshot names.
+	Model     model.Model
+	ModelName string
+	// Window, when set, replaces the snapshot's context window.
+	Window int
+	// Sandbox, when set, is the task's working directory instead of one
+	// under the data directory.
+	Sandbox string
+	// OnEvent sees every event as it happens.
+	OnEvent func(agent.Event)
+}
+
+// Run runs a queued task in the foreground (as `skilld run` does) and
+// returns its final status. Cancelling ctx cancels the task.
+func (l *Local) Run(ctx context.Context, t *skilld.Task, opts RunOptions) (*skilld.Task, error) {
+	now := time.Now().UTC()
+	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning, StartedAt: &now}); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l.mu.Lock()
+	l.running[t.ID] = &running{cancel: cancel, pending: map[string]chan bool{}}
+	l.mu.Unlock()
+	l.run(runCtx, t, opts)
+	return l.cfg.DB.TaskGet(context.WithoutCancel(ctx), &store.TaskGetParams{ID: t.ID})
 }
 
 // Wait blocks until every started task has finished.
@@ -186,7 +220,7 @@ func (l *Local) notify(taskID string) {
 }
 
 // run executes one task to its end.
-func (l *Local) run(ctx context.Context, t *skilld.Task) {
+func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	status, msg := skilld.TaskFailed, ""
 	defer func() {
 		if p := recover(); p != nil {
@@ -202,7 +236,7 @@ func (l *Local) run(ctx context.Context, t *skilld.Task) {
 		l.mu.Unlock()
 		l.notify(t.ID)
 	}()
-	a, err := l.agentFor(t)
+	a, err := l.agentFor(t, opts)
 	if err != nil {
 		msg = skilld.ErrorMessage(err)
 		if skilld.ErrorCode(err) == skilld.EINTERNAL {
@@ -217,6 +251,9 @@ func (l *Local) run(ctx context.Context, t *skilld.Task) {
 			return
 		}
 		l.notify(t.ID)
+		if opts.OnEvent != nil {
+			opts.OnEvent(ev)
+		}
 		switch ev.Type {
 		case agent.EventTaskCompleted:
 			status = skilld.TaskCompleted
@@ -242,23 +279,25 @@ func (l *Local) finish(ctx context.Context, taskID string, status skilld.TaskSta
 }
 
 // agentFor builds the runtime for a task from its snapshot.
-func (l *Local) agentFor(t *skilld.Task) (*agent.Agent, error) {
+func (l *Local) agentFor(t *skilld.Task, opts RunOptions) (*agent.Agent, error) {
 	snap, err := service.TaskSnapshot(t)
 	if err != nil {
 		return nil, err
 	}
-	if snap.Model == "" {
-		return nil, skilld.Errorf(skilld.EINVALID, "agent %q has no model; set config.model (for example openai:gpt-4o-mini)", snap.AgentName)
-	}
-	m, name, err := l.cfg.OpenModel(snap.Model)
-	if err != nil {
-		return nil, err
+	m, name := opts.Model, opts.ModelName
+	if m == nil {
+		if snap.Model == "" {
+			return nil, skilld.Errorf(skilld.EINVALID, "agent %q has no model; set config.model (for example openai:gpt-4o-mini)", snap.AgentName)
+		}
+		if m, name, err = l.cfg.OpenModel(snap.Model); err != nil {
+			return nil, err
+		}
 	}
 	counter, err := l.cfg.Tokenizer(snap.Model)
 	if err != nil {
 		return nil, err
 	}
-	window := snap.Context.Window
+	window := cmp.Or(opts.Window, snap.Context.Window)
 	if window == 0 {
 		w, ok := l.cfg.Window(snap.Model)
 		if !ok {
@@ -266,7 +305,7 @@ func (l *Local) agentFor(t *skilld.Task) (*agent.Agent, error) {
 		}
 		window = w
 	}
-	sandbox := filepath.Join(l.cfg.DataDir, "sandboxes", t.ID)
+	sandbox := cmp.Or(opts.Sandbox, filepath.Join(l.cfg.DataDir, "sandboxes", t.ID))
 	if err := os.MkdirAll(sandbox, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the sandbox: %w", err)
 	}
@@ -278,11 +317,15 @@ func (l *Local) agentFor(t *skilld.Task) (*agent.Agent, error) {
 	for i, lv := range snap.Tools {
 		levels[i] = policy.Level{Name: lv.Name, Policy: lv.Policy}
 	}
+	var approve agent.Approver = approver{l}
+	if opts.Approver != nil {
+		approve = opts.Approver
+	}
 	return agent.New(agent.Config{
 		Model: m, ModelName: name, Instruction: snap.Instruction, Window: window,
 		Skills: skills, Packages: l.cfg.Service.Packages(), Cache: l.cache,
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
-		Policy: policy.Merge(levels...), Approver: approver{l}, Sandbox: sandbox,
+		Policy: policy.Merge(levels...), Approver: approve, Sandbox: sandbox,
 		Tokenizer: counter, Outputs: agent.BlobOutputs{Blobs: l.cfg.Blobs}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
 	})
 }
