@@ -44,8 +44,8 @@ type ToolCall struct {
 
 // ToolSpec offers a tool to the model.
 type ToolSpec struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
 	// Schema is the JSON Schema of the arguments object.
 	Schema json.RawMessage `json:"schema"`
 }

@@ -46,6 +46,7 @@ func TestErrorStatuses(t *testing.T) {
 			t.Parallel()
 			s := newServer(t, tt.reply)
 			_, _, err := generate(t, newModel(t, s, 3), hello)
+			t.Log(err)
 			if skilld.ErrorCode(err) != tt.code {
 				t.Fatalf("err %v (code %q), want %s", err, skilld.ErrorCode(err), tt.code)
 			}
@@ -107,6 +108,7 @@ func TestServerErrorForever(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(503, `{"error":{"message":"overloaded"}}`))
 	_, _, err := generate(t, newModel(t, s, 2), hello)
+	t.Log(err)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "3 attempts") || !strings.Contains(err.Error(), "overloaded") {
 		t.Fatalf("err %v, want EUNAVAILABLE after 3 attempts", err)
 	}
@@ -133,6 +135,7 @@ func TestContextEndsWhileWaitingToRetry(t *testing.T) {
 	defer cancel()
 	m := newModel(t, s, 0)
 	_, err := model.Collect(ctx, m, hello)
+	t.Log(err)
 	if skilld.ErrorCode(err) != skilld.ERATELIMITED || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v, want ERATELIMITED wrapping the deadline", err)
 	}
@@ -145,6 +148,7 @@ func TestConnectionRefused(t *testing.T) {
 	s.srv.Close()
 	m, _ := openai.New(openai.Config{BaseURL: url, Model: "m", MaxRetries: -1})
 	_, err := model.Collect(context.Background(), m, hello)
+	t.Log(err)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "openai") {
 		t.Fatalf("err %v, want EUNAVAILABLE", err)
 	}
@@ -154,6 +158,7 @@ func TestErrorEventInStream(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, sse(chunk(delta(`{"content":"par"}`, ""), "null"), `{"error":{"message":"upstream model crashed","type":"server_error"}}`))
 	texts, _, err := generate(t, newModel(t, s, 0), hello)
+	t.Log(err)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "upstream model crashed") {
 		t.Fatalf("err %v, want EUNAVAILABLE with the message", err)
 	}

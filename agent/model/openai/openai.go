@@ -156,5 +156,5 @@ func (m *Model) failure(ctx context.Context, err error, rec *adapt.Recorder) err
 		}
 		return skilld.Errorf(code, "%s: the stream failed: %s", provider, adapt.Redact(msg, m.apiKey))
 	}
-	return f.Error()
+	return f.Classify()
 }

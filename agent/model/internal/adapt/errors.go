@@ -77,11 +77,11 @@ type Failure struct {
 	Ctx context.Context
 }
 
-// Error maps a failed call to a *skilld.Error with the codes of
+// Classify maps a failed call to a *skilld.Error with the codes of
 // model.Model.Generate. The SDK's error is never kept as the cause: its
 // Error() may include response bodies (OpenAI's 401 echoes a masked key) and
 // errors.As on it would let a vendor type out of its adapter.
-func (f Failure) Error() error {
+func (f Failure) Classify() error {
 	attempts := 0
 	status := f.Status
 	var body []byte
@@ -118,14 +118,15 @@ func (f Failure) Error() error {
 	// an SDK error type, which must not leave its adapter.
 	var cause error
 	var netErr net.Error
+	what := "the answer could not be read"
 	switch {
 	case errors.As(f.Err, &netErr):
-		cause = netErr
+		cause, what = netErr, "cannot reach the server"
 	case errors.Is(f.Err, io.ErrUnexpectedEOF):
-		cause = io.ErrUnexpectedEOF
+		cause, what = io.ErrUnexpectedEOF, "the stream broke off"
 	}
 	return &skilld.Error{Code: skilld.EUNAVAILABLE, Err: cause,
-		Message: fmt.Sprintf("%s: %s%s", f.Provider, msg, tries)}
+		Message: fmt.Sprintf("%s: %s%s: %s", f.Provider, what, tries, msg)}
 }
 
 // StatusError maps an HTTP status the provider answered (after retries) to a
@@ -198,7 +199,7 @@ func MessageFromBody(body []byte) string {
 // keyLike matches strings shaped like provider API keys (sk-…, sk-ant-…,
 // also when a provider masks their middle with asterisks), so a key never
 // reaches an error message even when it is not the configured one.
-var keyLike = regexp.MustCompile(`\bsk-[A-Za-z0-9_\-*.]{4,}`)
+var keyLike = regexp.MustCompile(`\bsk-[A-Za-z0-9_\-*]{4,}`)
 
 // Redact removes key and anything shaped like an API key from s.
 func Redact(s, key string) string {
