@@ -30,6 +30,7 @@ type command struct {
 // env is what a subcommand may touch: no globals, so tests run commands
 // in-process side by side.
 type env struct {
+	stdin  io.Reader // nil when there is nothing to read (tests)
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -37,6 +38,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the skilld server", runServe},
+		{"run", "run one agent task in this process, with skills from disk or a stored agent", runRun},
 		{"migrate", "apply database migrations", runMigrate},
 		{"validate", "check skills against the Agent Skills specification", runValidate},
 		{"pack", "print the content digest and manifest of a skill package", runPack},
@@ -54,7 +56,7 @@ func commands() []command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
+	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)
 }

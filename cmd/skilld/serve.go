@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/service"
@@ -28,7 +29,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"Runs the skilld server on the configured storage (by default SQLite and\n"+
 		"files under ./skilld-data). On an empty database it creates the workspace\n"+
 		"\"default\" and an instance-admin token: the value of SKILLD_BOOTSTRAP_TOKEN,\n"+
-		"or a generated one printed once. GitHub imports use SKILLD_GITHUB_TOKEN when set.")
+		"or a generated one printed once. GitHub imports use SKILLD_GITHUB_TOKEN when set.\n"+
+		"Tasks run in this process; their models come from OPENAI_BASE_URL/OPENAI_API_KEY\n"+
+		"and ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY, their sandboxes live under --data.")
 	var sf storageFlags
 	sf.register(fs)
 	addr := fs.String("addr", cmp.Or(os.Getenv("SKILLD_ADDR"), "127.0.0.1:8080"), "address to listen on (env SKILLD_ADDR)")
@@ -58,13 +61,25 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
+	dataDir, err := filepath.Abs(sf.data)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
+		return exitFailure
+	}
+	exec := newExecutor(svc, db, blobs, dataDir, &models{tokens: tokenizer.NewCache()})
+	if err := exec.Recover(ctx); err != nil {
+		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
+		return exitFailure
+	}
+	svc.SetExecutor(exec)
+	defer exec.Shutdown()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
-	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger}
+	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: exec}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}

@@ -1,0 +1,344 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/model/provider"
+	"github.com/skilld/skilld/agent/tokenizer"
+	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/skillmd"
+)
+
+// runFlags are the settings of `skilld run`.
+type runFlags struct {
+	storage       storageFlags
+	skills        pathList
+	agent         string
+	workspace     string
+	model         string
+	baseURL       string
+	apiKey        string
+	window        int
+	instruction   string
+	sandbox       string
+	placement     string
+	encoding      string
+	approve       string
+	maxIterations int
+	json          bool
+}
+
+func runRun(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "run", "[--skills DIR]... [--agent ID --workspace WS] --model REF [flags] TASK\n\n"+
+		"Runs one task in this process and prints its events. With --skills, the agent\n"+
+		"gets the skills found in the folders (no server or database needed); with\n"+
+		"--agent, a stored agent runs on the storage given by --data/--db/--blobs, and\n"+
+		"the task is recorded there. Exit status: 0 when the task completes, 1 when it\n"+
+		"fails, 2 on usage errors.\n\n"+
+		"Models: openai:<model> (OpenAI-compatible servers: OpenAI, Ollama, vLLM,\n"+
+		"llama.cpp, LM Studio), anthropic:<model>, scripted:<file.json>.")
+	var f runFlags
+	f.storage.register(fs)
+	fs.Var(&f.skills, "skills", "a skill folder or a folder of skills; repeatable")
+	fs.StringVar(&f.agent, "agent", "", "run this stored agent (ID or name) instead")
+	fs.StringVar(&f.workspace, "workspace", cmp.Or(os.Getenv("SKILLD_WORKSPACE"), service.BootstrapWorkspace), "workspace of --agent (env SKILLD_WORKSPACE)")
+	fs.StringVar(&f.model, "model", "", "model reference, such as openai:gpt-4o-mini (with --agent: overrides the agent's)")
+	fs.StringVar(&f.baseURL, "base-url", "", "the provider's API base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the public API)")
+	fs.StringVar(&f.apiKey, "api-key", "", "API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	fs.IntVar(&f.window, "context-window", 0, "the model's context window in tokens (required unless the model is in the known table)")
+	fs.StringVar(&f.instruction, "instruction", "You are a helpful agent. Use the available skills when a task matches one.", "the agent's instruction (with --skills)")
+	fs.StringVar(&f.sandbox, "sandbox", "", "working directory of the task (default: a new temporary folder, kept)")
+	fs.StringVar(&f.placement, "placement", agent.PlacementTranscript, "where activated skills go: transcript")
+	fs.StringVar(&f.encoding, "tokenizer", "", "token encoding to count with (o200k_base, cl100k_base; default: the model's)")
+	fs.StringVar(&f.approve, "approve", "never", "tool calls that need approval: never (refuse), all (approve), ask (prompt on the terminal)")
+	fs.IntVar(&f.maxIterations, "max-iterations", agent.DefaultMaxIterations, "most model calls for the task")
+	fs.BoolVar(&f.json, "json", false, "print the events as JSON lines")
+	pos, code, ok := parseArgs(fs, args)
+	if !ok {
+		return code
+	}
+	switch {
+	case len(pos) != 1 || strings.TrimSpace(pos[0]) == "":
+		return usageErrorf(fs, "give the task as one argument (quote it)")
+	case len(f.skills.dirs) > 0 && f.agent != "":
+		return usageErrorf(fs, "use either --skills or --agent, not both")
+	case f.agent == "" && f.model == "":
+		return usageErrorf(fs, "--model is required (for example --model openai:gpt-4o-mini)")
+	case f.approve != "never" && f.approve != "all" && f.approve != "ask":
+		return usageErrorf(fs, "--approve must be never, all or ask")
+	}
+	if f.model != "" {
+		if _, err := model.ParseRef(f.model); err != nil {
+			return usageErrorf(fs, "%s", errorText(err))
+		}
+		if f.window == 0 {
+			if w, ok := model.ContextWindow(f.model); ok {
+				f.window = w
+			} else if f.agent == "" {
+				return usageErrorf(fs, "the context window of %s is not known; give --context-window", f.model)
+			}
+		}
+	}
+	if f.sandbox == "" {
+		dir, err := os.MkdirTemp("", "skilld-run-")
+		if err != nil {
+			fmt.Fprintf(e.stderr, "skilld run: %v\n", err)
+			return exitFailure
+		}
+		f.sandbox = dir
+	} else if err := os.MkdirAll(f.sandbox, 0o755); err != nil {
+		fmt.Fprintf(e.stderr, "skilld run: %v\n", err)
+		return exitFailure
+	}
+	if !f.json {
+		fmt.Fprintf(e.stderr, "sandbox: %s\n", f.sandbox)
+	}
+	m := &models{opts: provider.Options{BaseURL: f.baseURL, APIKey: f.apiKey}, tokens: tokenizer.NewCache(), encoding: f.encoding}
+	p := &printer{e: e, json: f.json}
+	var err error
+	var status skilld.TaskStatus
+	if f.agent != "" {
+		status, err = runStoredAgent(ctx, e, &f, m, p, pos[0])
+	} else {
+		status, err = runLocalSkills(ctx, e, &f, m, p, pos[0])
+	}
+	if err != nil {
+		code := exitFailure
+		if skilld.ErrorCode(err) == skilld.EINVALID {
+			code = exitUsage
+		}
+		fmt.Fprintf(e.stderr, "skilld run: %s\n", errorText(err))
+		return code
+	}
+	if status != skilld.TaskCompleted {
+		return exitFailure
+	}
+	return exitOK
+}
+
+// approver returns the approver --approve asks for.
+func (f *runFlags) approver(e *env) agent.Approver {
+	switch f.approve {
+	case "all":
+		return agent.ApproveAll{}
+	case "ask":
+		if e.stdin != nil {
+			return &terminalApprover{e: e, in: bufio.NewReader(e.stdin)}
+		}
+	}
+	return nil
+}
+
+// runLocalSkills runs the task with skills read from disk.
+func runLocalSkills(ctx context.Context, e *env, f *runFlags, m *models, p *printer, input string) (skilld.TaskStatus, error) {
+	pkgs := &agent.MemoryPackages{}
+	var skills []agent.Skill
+	seen := map[string]string{}
+	for _, dir := range f.skills.dirs {
+		for _, src := range resolveSources(ctx, dir) {
+			if src.err != nil {
+				return "", src.err
+			}
+			if src.archive {
+				return "", skilld.Errorf(skilld.EINVALID, "--skills takes folders, not archives: %s", src.path)
+			}
+			s, err := localSkill(ctx, src.path, pkgs)
+			if err != nil {
+				return "", err
+			}
+			if prev, dup := seen[s.Name]; dup {
+				return "", skilld.Errorf(skilld.EINVALID, "two skills are named %q: %s and %s", s.Name, prev, src.path)
+			}
+			seen[s.Name] = src.path
+			skills = append(skills, s)
+		}
+	}
+	mdl, name, err := m.open(f.model)
+	if err != nil {
+		return "", err
+	}
+	counter, err := m.counter(f.model)
+	if err != nil {
+		return "", err
+	}
+	a, err := agent.New(agent.Config{
+		Model: mdl, ModelName: name, Instruction: f.instruction, Window: f.window, Skills: skills, Packages: pkgs,
+		Cache: &agent.SkillCache{Dir: filepath.Join(os.TempDir(), "skilld-skill-cache")}, Placement: f.placement,
+		Sandbox: f.sandbox, Tokenizer: counter, Approver: f.approver(e), MaxIterations: f.maxIterations,
+	})
+	if err != nil {
+		return "", err
+	}
+	status := skilld.TaskFailed
+	for ev, err := range a.Run(ctx, agent.Task{ID: "local", Input: input}) {
+		if err != nil {
+			return "", err
+		}
+		p.event(ev)
+		if ev.Type == agent.EventTaskCompleted {
+			status = skilld.TaskCompleted
+		}
+	}
+	return status, nil
+}
+
+// localSkill reads and checks one skill folder. Its ID is its absolute
+// path, so its sandbox folder is stable across runs.
+func localSkill(ctx context.Context, dir string, pkgs *agent.MemoryPackages) (agent.Skill, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return agent.Skill{}, err
+	}
+	pkg, err := pack.ReadDir(ctx, abs, pack.ArchiveLimits())
+	if err != nil {
+		return agent.Skill{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	r := checkPackage(pkg, skillmd.Options{Dir: filepath.Base(abs), Lenient: true})
+	if err := r.Err(); err != nil {
+		return agent.Skill{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	var files []string
+	for _, en := range pkg.Entries() {
+		files = append(files, en.Path)
+	}
+	return agent.Skill{ID: "path:" + abs, Name: r.Skill.Name, Description: r.Skill.Description, Digest: pkgs.Add(pkg), Files: files}, nil
+}
+
+// runStoredAgent records and runs a task of a stored agent.
+func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *printer, input string) (skilld.TaskStatus, error) {
+	db, blobs, err := f.storage.openAll(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	defer blobs.Close()
+	svc := service.New(db, blobs, nil, service.Config{})
+	// Whoever can open the database directly acts as its administrator.
+	actor, err := svc.In(ctx, service.Actor{InstanceAdmin: true, Role: skilld.RoleAdmin, Name: "skilld run"}, f.workspace)
+	if err != nil {
+		return "", err
+	}
+	task, err := svc.StartTask(ctx, actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: f.agent}, Input: input})
+	if err != nil {
+		return "", err
+	}
+	if !f.json {
+		fmt.Fprintf(e.stderr, "task: %s\n", task.ID)
+	}
+	data, err := filepath.Abs(f.storage.data)
+	if err != nil {
+		return "", err
+	}
+	opts := executor.RunOptions{Approver: f.approver(e), Window: f.window, Sandbox: f.sandbox, OnEvent: p.event}
+	if opts.Approver == nil {
+		opts.Approver = refuseAll{}
+	}
+	if f.model != "" {
+		if opts.Model, opts.ModelName, err = m.open(f.model); err != nil {
+			return "", err
+		}
+	}
+	done, err := newExecutor(svc, db, blobs, data, m).Run(ctx, task, opts)
+	if err != nil {
+		return "", err
+	}
+	return done.Status, nil
+}
+
+// refuseAll rejects every call that needs approval: nobody is there to
+// approve in a non-interactive run.
+type refuseAll struct{}
+
+func (refuseAll) Approve(context.Context, agent.ApprovalRequest) (bool, error) { return false, nil }
+
+// terminalApprover asks on the terminal.
+type terminalApprover struct {
+	e  *env
+	in *bufio.Reader
+}
+
+func (t *terminalApprover) Approve(_ context.Context, req agent.ApprovalRequest) (bool, error) {
+	fmt.Fprintf(t.e.stderr, "approve %s %s (%s)? [y/N] ", req.Tool, abbreviate(string(req.Arguments), 200), req.Reason)
+	line, err := t.in.ReadString('\n')
+	if err != nil && line == "" {
+		return false, nil
+	}
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "y" || answer == "yes", nil
+}
+
+// printer shows events: one JSON line each, or a readable trace.
+type printer struct {
+	e    *env
+	json bool
+}
+
+func (p *printer) event(ev agent.Event) {
+	if p.json {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(p.e.stdout, "%s\n", b)
+		return
+	}
+	w, d := p.e.stdout, ev.Data
+	switch ev.Type {
+	case agent.EventMessage:
+		content, _ := d["content"].(string)
+		switch d["role"] {
+		case model.RoleAssistant:
+			if content != "" {
+				fmt.Fprintf(w, "assistant: %s\n", content)
+			}
+			if calls, ok := d["tool_calls"].([]model.ToolCall); ok {
+				for _, c := range calls {
+					fmt.Fprintf(w, "→ %s %s\n", c.Name, abbreviate(string(c.Arguments), 200))
+				}
+			}
+		case model.RoleTool:
+			prefix := "  ←"
+			if d["is_error"] == true {
+				prefix = "  ✗"
+			}
+			fmt.Fprintf(w, "%s %s\n", prefix, abbreviate(content, 300))
+		}
+	case agent.EventSkillWithheld:
+		fmt.Fprintf(w, "skill %s withheld: %s\n", d["skill"], d["rule"])
+	case agent.EventSkillActivated:
+		fmt.Fprintf(w, "skill %s activated (%v tokens)\n", d["skill"], d["tokens"])
+	case agent.EventSkillRefused:
+		fmt.Fprintf(w, "skill %s refused: %s\n", d["skill"], d["reason"])
+	case agent.EventSkillMaterialized:
+		if d["error"] != nil {
+			fmt.Fprintf(w, "skill %s: files not placed: %v\n", d["skill"], d["error"])
+		} else {
+			fmt.Fprintf(w, "skill %s: %v files in %s/\n", d["skill"], d["files"], d["dir"])
+		}
+	case agent.EventToolDenied:
+		fmt.Fprintf(w, "tool %s denied: %s\n", d["tool"], d["reason"])
+	case agent.EventCatalogShortened:
+		fmt.Fprintf(w, "catalog shortened to fit its budget: %s\n", d["level"])
+	case agent.EventTaskCompleted:
+		fmt.Fprintf(w, "✓ completed\n")
+	case agent.EventTaskFailed:
+		fmt.Fprintf(w, "✗ failed: %s\n", d["error"])
+	}
+}
+
+func abbreviate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"path/filepath"
+
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/model/provider"
+	"github.com/skilld/skilld/agent/tokenizer"
+	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+)
+
+// models opens models by reference with provider settings from flags or,
+// on the server, the environment (OPENAI_BASE_URL, OPENAI_API_KEY,
+// ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY).
+type models struct {
+	opts   provider.Options
+	tokens *tokenizer.Cache
+	// encoding, when set, overrides the tokenizer chosen per model.
+	encoding string
+}
+
+func (m *models) open(ref string) (model.Model, string, error) {
+	r, err := model.ParseRef(ref)
+	if err != nil {
+		return nil, "", err
+	}
+	mdl, err := provider.Open(ref, m.opts)
+	return mdl, r.Name, err
+}
+
+func (m *models) counter(ref string) (agent.Counter, error) {
+	return m.tokens.ForModel(ref, m.encoding)
+}
+
+// newExecutor builds the local executor the server and `skilld run` share.
+func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, dataDir string, m *models) *executor.Local {
+	return executor.New(executor.Config{
+		Service: svc, DB: db, Blobs: blobs, DataDir: filepath.Clean(dataDir),
+		OpenModel: m.open, Tokenizer: m.counter, Window: model.ContextWindow,
+	})
+}
