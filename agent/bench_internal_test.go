@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
 )
@@ -57,17 +58,28 @@ func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
 // the offered tools, building the request, recording the call's two events
 // and appending the model's answer to the transcript and the log.
 func BenchmarkRequestOverhead(b *testing.B) {
-	r := benchRun(b, quarterCounter{}, 100, 200)
-	ctx := context.Background()
-	answer := model.Message{Role: model.RoleAssistant, Content: "Here is what I found in the file: three rows and two columns."}
-	b.ReportAllocs()
-	for b.Loop() {
-		offered := r.offered()
-		req, est := r.request(offered)
-		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": 1, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": est})
-		r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": 1, "usage": model.Usage{PromptTokens: est, CompletionTokens: 20}, "stop_reason": "end"})
-		r.transcript = r.transcript[:200]
-		r.addMessage(ctx, answer, "")
+	o200k, err := tokenizer.ForModel("openai:gpt-4o", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name    string
+		counter Counter
+	}{{"o200k_base", o200k}, {"quarter-counter", quarterCounter{}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := benchRun(b, bc.counter, 100, 200)
+			ctx := context.Background()
+			answer := model.Message{Role: model.RoleAssistant, Content: "Here is what I found in the file: three rows and two columns."}
+			b.ReportAllocs()
+			for b.Loop() {
+				offered := r.offered()
+				req, est := r.request(offered)
+				r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": 1, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": est})
+				r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": 1, "usage": model.Usage{PromptTokens: est, CompletionTokens: 20}, "stop_reason": "end"})
+				r.transcript = r.transcript[:200]
+				r.addMessage(ctx, answer, "")
+			}
+		})
 	}
 }
 

@@ -31,9 +31,10 @@ type Config struct {
 	Service *service.Service
 	DB      store.Store
 	Blobs   blob.Store
-	// DataDir holds task sandboxes (sandboxes/<task id>) and the shared
-	// skill cache (skill-cache/).
-	DataDir string
+	// WorkDir holds task sandboxes (sandboxes/<task id>) and the shared
+	// skill cache (skill-cache/). Placing skills is file creation, so a
+	// fast local file system (tmpfs, a local SSD) pays off here.
+	WorkDir string
 	// OpenModel returns the model for an agent's model reference
 	// ("openai:gpt-4o-mini") and the provider's name for it.
 	OpenModel func(ref string) (model.Model, string, error)
@@ -67,7 +68,7 @@ func New(cfg Config) *Local {
 	}
 	return &Local{
 		cfg:     cfg,
-		cache:   &agent.SkillCache{Dir: filepath.Join(cfg.DataDir, "skill-cache")},
+		cache:   &agent.SkillCache{Dir: filepath.Join(cfg.WorkDir, "skill-cache")},
 		running: map[string]*running{},
 		watch:   map[string][]chan struct{}{},
 	}
@@ -305,7 +306,7 @@ func (l *Local) agentFor(t *skilld.Task, opts RunOptions) (*agent.Agent, error) 
 		}
 		window = w
 	}
-	sandbox := cmp.Or(opts.Sandbox, filepath.Join(l.cfg.DataDir, "sandboxes", t.ID))
+	sandbox := cmp.Or(opts.Sandbox, filepath.Join(l.cfg.WorkDir, "sandboxes", t.ID))
 	if err := os.MkdirAll(sandbox, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the sandbox: %w", err)
 	}

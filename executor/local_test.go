@@ -83,7 +83,7 @@ func newFixture(t *testing.T, open storetest.Opener) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{svc: service.New(db, blobs, nil, service.Config{}), db: db, data: t.TempDir(), model: &playModel{}}
-	f.exec = executor.New(executor.Config{Service: f.svc, DB: db, Blobs: blobs, DataDir: f.data,
+	f.exec = executor.New(executor.Config{Service: f.svc, DB: db, Blobs: blobs, WorkDir: f.data,
 		OpenModel: func(ref string) (model.Model, string, error) { return f.model, strings.TrimPrefix(ref, "test:"), nil },
 		Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },

@@ -76,7 +76,7 @@ func (wordCount) Count(s string) int { return len(strings.Fields(s)) + 1 }
 func (e *testEnv) withExecutor(t *testing.T) *queueModel {
 	m := &queueModel{}
 	blobs := e.svc.Packages().Blobs
-	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: blobs, DataDir: t.TempDir(),
+	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: blobs, WorkDir: t.TempDir(),
 		OpenModel: func(string) (model.Model, string, error) { return m, "test", nil },
 		Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },

@@ -237,7 +237,7 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	if !f.json {
 		fmt.Fprintf(e.stderr, "task: %s\n", task.ID)
 	}
-	data, err := filepath.Abs(f.storage.data)
+	work, err := f.storage.workDir()
 	if err != nil {
 		return "", err
 	}
@@ -250,7 +250,7 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 			return "", err
 		}
 	}
-	done, err := newExecutor(svc, db, blobs, data, m).Run(ctx, task, opts)
+	done, err := newExecutor(svc, db, blobs, work, m).Run(ctx, task, opts)
 	if err != nil {
 		return "", err
 	}

@@ -37,9 +37,9 @@ func (m *models) counter(ref string) (agent.Counter, error) {
 }
 
 // newExecutor builds the local executor the server and `skilld run` share.
-func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, dataDir string, m *models) *executor.Local {
+func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, workDir string, m *models) *executor.Local {
 	return executor.New(executor.Config{
-		Service: svc, DB: db, Blobs: blobs, DataDir: filepath.Clean(dataDir),
+		Service: svc, DB: db, Blobs: blobs, WorkDir: filepath.Clean(workDir),
 		OpenModel: m.open, Tokenizer: m.counter, Window: model.ContextWindow,
 	})
 }

@@ -61,12 +61,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
-	dataDir, err := filepath.Abs(sf.data)
+	workDir, err := sf.workDir()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	exec := newExecutor(svc, db, blobs, dataDir, &models{tokens: tokenizer.NewCache()})
+	exec := newExecutor(svc, db, blobs, workDir, &models{tokens: tokenizer.NewCache()})
 	if err := exec.Recover(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure

@@ -21,6 +21,7 @@ type storageFlags struct {
 	data  string
 	db    string
 	blobs string
+	work  string
 }
 
 func (f *storageFlags) register(fs *flag.FlagSet) {
@@ -28,6 +29,8 @@ func (f *storageFlags) register(fs *flag.FlagSet) {
 		"directory for the default SQLite database and blob store (env SKILLD_DATA)")
 	fs.StringVar(&f.db, "db", os.Getenv("SKILLD_DB"),
 		"metadata database URL: sqlite:///PATH or postgres://… (env SKILLD_DB; default sqlite in --data)")
+	fs.StringVar(&f.work, "work-dir", os.Getenv("SKILLD_WORK_DIR"),
+		"where task sandboxes and the skill cache live; a fast local file system helps (env SKILLD_WORK_DIR; default <data>/work)")
 	fs.StringVar(&f.blobs, "blobs", os.Getenv("SKILLD_BLOBS"),
 		"blob store URL: file:///PATH or s3://BUCKET/PREFIX?endpoint=… (env SKILLD_BLOBS; default files in --data)")
 }
@@ -69,4 +72,13 @@ func (f *storageFlags) openAll(ctx context.Context) (store.Store, blob.Store, er
 		return nil, nil, errors.Join(fmt.Errorf("opening the blob store: %w", err), db.Close())
 	}
 	return db, blobs, nil
+}
+
+// workDir returns the folder for task sandboxes and the skill cache.
+func (f *storageFlags) workDir() (string, error) {
+	if f.work != "" {
+		return filepath.Abs(f.work)
+	}
+	data, err := filepath.Abs(f.data)
+	return filepath.Join(data, "work"), err
 }
