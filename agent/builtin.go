@@ -152,12 +152,19 @@ func sandboxPath(p string) (string, error) {
 	return clean, nil
 }
 
-func (r *run) readFile(_ context.Context, p readFileParams) (string, error) {
-	rel, err := sandboxPath(p.Path)
+// openSandbox opens the sandbox as a root, so no path (nor a link inside
+// it) can lead out, and returns the cleaned path p within it.
+func (r *run) openSandbox(p string) (*os.Root, string, error) {
+	rel, err := sandboxPath(p)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	root, err := os.OpenRoot(r.cfg.Sandbox)
+	return root, rel, err
+}
+
+func (r *run) readFile(_ context.Context, p readFileParams) (string, error) {
+	root, rel, err := r.openSandbox(p.Path)
 	if err != nil {
 		return "", err
 	}
@@ -187,11 +194,7 @@ func (r *run) readFile(_ context.Context, p readFileParams) (string, error) {
 // placed from the skill cache are hard links, and writing into them would
 // change the cached copy.
 func (r *run) writeFile(_ context.Context, p writeFileParams) (string, error) {
-	rel, err := sandboxPath(p.Path)
-	if err != nil {
-		return "", err
-	}
-	root, err := os.OpenRoot(r.cfg.Sandbox)
+	root, rel, err := r.openSandbox(p.Path)
 	if err != nil {
 		return "", err
 	}

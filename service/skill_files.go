@@ -38,31 +38,45 @@ type SkillContent struct {
 
 // GetSkillContent returns the SKILL.md of a version (viewers and up).
 func (s *Service) GetSkillContent(ctx context.Context, a Actor, p GetSkillContentParams) (*SkillContent, error) {
-	if err := a.can(skilld.RoleViewer); err != nil {
-		return nil, err
-	}
-	sk, err := s.skill(ctx, a, p.ID)
+	sk, list, err := s.versionFiles(ctx, a, p.ID, p.Version)
 	if err != nil {
 		return nil, err
 	}
-	digest, n, err := s.versionDigest(ctx, a, sk, p.Version)
-	if err != nil {
-		return nil, err
-	}
-	files, err := s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
+	out := &SkillContent{ID: sk.ID, Name: sk.Name, Version: list.Version}
+	for _, f := range list.Files {
 		if pack.IsSkillMD(f.Path) {
 			data, err := s.packages.ReadFile(ctx, f)
 			if err != nil {
 				return nil, err
 			}
-			return &SkillContent{ID: sk.ID, Name: sk.Name, Version: n, Content: string(data)}, nil
+			out.Content = string(data)
 		}
 	}
-	return &SkillContent{ID: sk.ID, Name: sk.Name, Version: n}, nil
+	return out, nil
+}
+
+// versionFiles finds a skill and lists the files of one of its versions
+// (the current one for version 0), for viewers and up.
+func (s *Service) versionFiles(ctx context.Context, a Actor, ref string, version int) (*skilld.Skill, *SkillFiles, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, nil, err
+	}
+	sk, err := s.skill(ctx, a, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	digest, n, err := s.versionDigest(ctx, a, sk, version)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
+	if err != nil {
+		return nil, nil, err
+	}
+	if files == nil {
+		files = []skilld.PackageFile{}
+	}
+	return sk, &SkillFiles{Version: n, Digest: digest, Files: files}, nil
 }
 
 type ListSkillFilesParams struct {
@@ -79,25 +93,8 @@ type SkillFiles struct {
 
 // ListSkillFiles lists a version's files (viewers and up).
 func (s *Service) ListSkillFiles(ctx context.Context, a Actor, p ListSkillFilesParams) (*SkillFiles, error) {
-	if err := a.can(skilld.RoleViewer); err != nil {
-		return nil, err
-	}
-	sk, err := s.skill(ctx, a, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	digest, n, err := s.versionDigest(ctx, a, sk, p.Version)
-	if err != nil {
-		return nil, err
-	}
-	files, err := s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
-	if err != nil {
-		return nil, err
-	}
-	if files == nil {
-		files = []skilld.PackageFile{}
-	}
-	return &SkillFiles{Version: n, Digest: digest, Files: files}, nil
+	_, list, err := s.versionFiles(ctx, a, p.ID, p.Version)
+	return list, err
 }
 
 type GetSkillFileParams struct {
