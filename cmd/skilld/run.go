@@ -105,7 +105,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if !f.json {
 		fmt.Fprintf(e.stderr, "sandbox: %s\n", f.sandbox)
 	}
-	m := &models{opts: provider.Options{BaseURL: f.baseURL, APIKey: f.apiKey}, tokens: tokenizer.NewCache(), encoding: f.encoding}
+	m := &models{opts: provider.Options{BaseURL: f.baseURL, APIKey: f.apiKey}, tokens: tokenizer.NewCache(), encoding: f.encoding, scripted: true}
 	p := &printer{e: e, json: f.json}
 	var err error
 	var status skilld.TaskStatus

@@ -3,6 +3,8 @@ package main
 import (
 	"path/filepath"
 
+	"github.com/skilld/skilld"
+
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/model/provider"
@@ -21,12 +23,18 @@ type models struct {
 	tokens *tokenizer.Cache
 	// encoding, when set, overrides the tokenizer chosen per model.
 	encoding string
+	// scripted allows scripted:<file> models. A server refuses them unless
+	// told otherwise: they read files of the server's file system.
+	scripted bool
 }
 
 func (m *models) open(ref string) (model.Model, string, error) {
 	r, err := model.ParseRef(ref)
 	if err != nil {
 		return nil, "", err
+	}
+	if r.Provider == model.ProviderScripted && !m.scripted {
+		return nil, "", skilld.Errorf(skilld.EFORBIDDEN, "scripted models are disabled on this server (set SKILLD_ALLOW_SCRIPTED_MODELS=1 for demos and tests)")
 	}
 	mdl, err := provider.Open(ref, m.opts)
 	return mdl, r.Name, err

@@ -66,7 +66,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	exec := newExecutor(svc, db, blobs, workDir, &models{tokens: tokenizer.NewCache()})
+	exec := newExecutor(svc, db, blobs, workDir, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"})
 	if err := exec.Recover(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
