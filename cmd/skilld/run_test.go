@@ -245,3 +245,15 @@ func TestRunUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestServerRefusesScriptedModels(t *testing.T) {
+	t.Parallel()
+	m := &models{}
+	if _, _, err := m.open("scripted:/etc/passwd"); skilld.ErrorCode(err) != skilld.EFORBIDDEN {
+		t.Errorf("scripted model on a server: %v", err)
+	}
+	m.scripted = true
+	if _, _, err := m.open("scripted:/no/such/file.json"); skilld.ErrorCode(err) != skilld.EINVALID {
+		t.Errorf("allowed scripted model with a missing file: %v", err)
+	}
+}
