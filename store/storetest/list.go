@@ -73,6 +73,20 @@ func testSkillList(t *testing.T, open Opener) {
 	expect("with catalog and search", list(store.SkillListParams{IncludeCatalog: true, Search: "beta"}), 1, "catalog:beta")
 	expect("catalog source only", list(store.SkillListParams{IncludeCatalog: true, SourceType: skilld.SourceCatalog}), 3, "installed", "catalog:alpha", "catalog:beta")
 	expect("other source excludes catalog", list(store.SkillListParams{IncludeCatalog: true, SourceType: skilld.SourceZip}), 1, "Über Tool")
+	// Search follows renames and deletions (the SQLite driver keeps a
+	// trigram index in step with triggers).
+	s5 := must[*skilld.Skill](t)(s.SkillGet(ctx(t), &store.SkillGetParams{WorkspaceID: ws.ID, Name: "skill-5"}))
+	must[*skilld.Skill](t)(s.SkillUpdate(ctx(t), &store.SkillUpdateParams{WorkspaceID: ws.ID, ID: s5.ID, Name: ptr("renamed-five"), Description: ptr("Counts pebbles")}))
+	expect("search a new name", list(store.SkillListParams{Search: "RENAMED"}), 1, "renamed-five")
+	expect("search a new description", list(store.SkillListParams{Search: "pebbles"}), 1, "renamed-five")
+	expect("search an old name", list(store.SkillListParams{Search: "skill-5"}), 0)
+	if err := s.SkillDelete(ctx(t), &store.SkillDeleteParams{WorkspaceID: ws.ID, ID: s5.ID}); err != nil {
+		t.Fatal(err)
+	}
+	expect("search a deleted skill", list(store.SkillListParams{Search: "pebbles"}), 0)
+	expect("search a short term", list(store.SkillListParams{Search: "ll"}), 7, "installed", "skill-0", "skill-1", "skill-2", "skill-3", "skill-4", "skill-6")
+	expect("search other workspaces' skills", list(store.SkillListParams{Search: "skill-x"}), 0)
+
 	got := list(store.SkillListParams{FromCatalog: ptr(true)}).Items[0].Skill
 	if got.CatalogItem != "acme/installed" || got.CatalogLatestVersion != 1 || got.CatalogVersion != 1 || got.UpdateAvailable() {
 		t.Errorf("installed skill's catalog link: %+v", got)
@@ -82,7 +96,7 @@ func testSkillList(t *testing.T, open Opener) {
 	if got.CatalogLatestVersion != 2 || !got.UpdateAvailable() {
 		t.Errorf("after publishing v2: %+v", got)
 	}
-	res := list(store.SkillListParams{IncludeCatalog: true, Page: store.Page{Offset: 9}})
+	res := list(store.SkillListParams{IncludeCatalog: true, Page: store.Page{Offset: 8}}) // 8 skills since the delete above
 	if c := res.Items[0].Catalog; c == nil || c.Registry != "acme" || c.LatestVersion != 1 || c.Trust != skilld.TrustVerified {
 		t.Errorf("catalog projection %+v", res.Items[0].Catalog)
 	}

@@ -87,6 +87,11 @@ func FreshPostgresURL(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Extensions belong to the database, not a schema: pg_trgm goes to
+	// public once, so dropping a test's schema never drops the extension
+	// (and the indexes of every other test's schema with it). Another
+	// test creating it at the same moment is fine.
+	admin.Exec(t.Context(), "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
 	if _, err := admin.Exec(t.Context(), "CREATE SCHEMA "+schema); err != nil {
 		t.Fatal(err)
 	}

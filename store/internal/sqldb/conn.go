@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/skilld/skilld/store"
 )
 
 // Row is a single result row.
@@ -61,6 +63,12 @@ type Dialect struct {
 	// as rows of ExplainColumns columns, the last one describing the node.
 	Explain        string
 	ExplainColumns int
+	// SkillSearch returns the condition (on skills aliased s) and its
+	// argument that find a search string in names and descriptions; nil
+	// means a LIKE on search_text. When workspace is not empty it replaces
+	// the workspace condition ("s.workspace_id = ?"), for a driver whose
+	// search index should drive the query instead of the workspace index.
+	SkillSearch func(search string) (cond string, arg any, workspace string)
 	// MigrationLock, when set, is run first in every migration
 	// transaction so that two processes starting at once apply each
 	// migration once.
@@ -99,4 +107,9 @@ func constraint(err error, kind string, words ...string) *ConstraintError {
 		}
 	}
 	return ce
+}
+
+// likeSearch is the portable substring condition.
+func likeSearch(search string) (string, any, string) {
+	return `s.search_text LIKE ? ESCAPE '\'`, store.LikePattern(search), ""
 }

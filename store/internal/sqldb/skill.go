@@ -29,11 +29,15 @@ func skillColumns(alias string) string {
 // skillSelect reads skills (alias s) with their current digest and, for
 // installs, their catalog item's name and newest version.
 const skillSelect = `SELECT %s, COALESCE(v.package_digest, ''), COALESCE(c.registry || '/' || c.name, ''), COALESCE(c.latest_version, 0)
-	FROM skills s
+	FROM %s
 	LEFT JOIN skill_versions v ON v.skill_id = s.id AND v.number = s.current_version
 	LEFT JOIN catalog_items c ON c.id = s.catalog_item_id`
 
-func selectSkills() string { return fmt.Sprintf(skillSelect, skillColumns("s")) }
+func selectSkills() string { return selectSkillsFrom("skills s") }
+
+// selectSkillsFrom is selectSkills with the skills (alias s) coming from
+// the given FROM clause, which may narrow them first.
+func selectSkillsFrom(from string) string { return fmt.Sprintf(skillSelect, skillColumns("s"), from) }
 
 // scanSkillRead scans a row of skillSelect.
 func scanSkillRead(r Row) (*skilld.Skill, error) {

@@ -23,12 +23,20 @@ type skillListQueries struct {
 	catalogCount, catalogPage *Statement
 }
 
-func buildSkillList(p *store.SkillListParams) skillListQueries {
+func buildSkillList(d *Dialect, p *store.SkillListParams) skillListQueries {
 	where := []string{"s.workspace_id = ?"}
 	args := []any{p.WorkspaceID}
 	if p.Search != "" {
-		where = append(where, `s.search_text LIKE ? ESCAPE '\'`)
-		args = append(args, store.LikePattern(p.Search))
+		search := likeSearch
+		if d.SkillSearch != nil {
+			search = d.SkillSearch
+		}
+		cond, arg, workspace := search(p.Search)
+		if workspace != "" {
+			where[0] = workspace
+		}
+		where = append(where, cond)
+		args = append(args, arg)
 	}
 	if p.SourceType != "" {
 		where = append(where, "s.source_type = ?")
@@ -48,7 +56,10 @@ func buildSkillList(p *store.SkillListParams) skillListQueries {
 	}
 	qs := skillListQueries{
 		skillCount: count,
-		skillPage:  Statement{selectSkills() + ` WHERE ` + cond + ` ORDER BY s.name LIMIT ? OFFSET ?`, args},
+		// The page is chosen from skills alone and joined afterwards, so a
+		// deep OFFSET skips index entries rather than joined rows.
+		skillPage: Statement{selectSkillsFrom(`(SELECT s.id FROM skills s WHERE `+cond+
+			` ORDER BY s.name LIMIT ? OFFSET ?) page JOIN skills s ON s.id = page.id`) + ` ORDER BY s.name`, args},
 	}
 	if !p.IncludeCatalog || p.FromCatalog != nil || p.SourceType != "" && p.SourceType != skilld.SourceCatalog {
 		return qs
@@ -67,8 +78,8 @@ func buildSkillList(p *store.SkillListParams) skillListQueries {
 
 // SkillListStatements returns the statements SkillList runs for p, with
 // example paging arguments, so drivers can test their query plans.
-func SkillListStatements(p *store.SkillListParams) []Statement {
-	qs := buildSkillList(p)
+func (s *Store) SkillListStatements(p *store.SkillListParams) []Statement {
+	qs := buildSkillList(s.d, p)
 	paged := func(s Statement) Statement {
 		return Statement{s.SQL, append(append([]any{}, s.Args...), 50, 0)}
 	}
@@ -85,7 +96,7 @@ func SkillListStatements(p *store.SkillListParams) []Statement {
 // with LIMIT/OFFSET.
 func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*store.SkillListResult, error) {
 	pg := p.Page.Normalize()
-	qs := buildSkillList(p)
+	qs := buildSkillList(q.d, p)
 	res := &store.SkillListResult{Items: []store.SkillListItem{}}
 	var nSkills int
 	if err := q.c.QueryRow(ctx, qs.skillCount.SQL, qs.skillCount.Args...).Scan(&nSkills); err != nil && !isNoRows(err) {
