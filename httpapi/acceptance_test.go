@@ -171,6 +171,12 @@ func catalogFlow(t *testing.T, e *testEnv, base, member, wsAdmin string) {
 		t.Errorf("install: %v", inst)
 	}
 	id := inst["id"].(string)
+	if inst["existing"] != nil {
+		t.Errorf("first install marked existing: %v", inst)
+	}
+	if again := e.must(200, "POST", base+"/skills/install", member, map[string]any{"item": "acme/lint"}); again["id"] != id || again["existing"] != true {
+		t.Errorf("installing again: %v", again)
+	}
 	e.must(201, "POST", "/v1/catalog/registries/acme/items", e.admin,
 		zipOf(t, map[string]string{"lint/SKILL.md": skillMD("lint", "Lint code, version two.")}), "Content-Type", "application/zip")
 	if got := e.must(200, "GET", base+"/skills/"+id, member, nil); got["update_available"] != true {

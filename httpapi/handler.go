@@ -65,8 +65,15 @@ func (s *Server) actor(r *http.Request, rt Route) (service.Actor, error) {
 	return a, nil
 }
 
+// existed is a result of a creating operation that may instead have
+// found what it would have created (an install made before).
+type existed interface{ AlreadyExisted() bool }
+
 // reply writes a successful result as the route says.
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, rt Route, res any) {
+	if e, ok := res.(existed); ok && rt.Status == http.StatusCreated && e.AlreadyExisted() {
+		rt.Status = http.StatusOK
+	}
 	switch {
 	case rt.Status == http.StatusNoContent || isNil(res):
 		w.WriteHeader(rt.Status)

@@ -155,6 +155,9 @@ func (g *openAPIGen) operation(rt Route) (map[string]any, error) {
 		return nil, err
 	}
 	resp[fmt.Sprint(rt.Status)] = ok2
+	if rt.Status == http.StatusCreated && op.Result != nil && op.Result.Implements(reflect.TypeFor[existed]()) {
+		resp[fmt.Sprint(http.StatusOK)] = ok2
+	}
 	resp["default"] = map[string]any{"$ref": "#/components/responses/Error"}
 	return out, nil
 }

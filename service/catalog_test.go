@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/skilld/skilld"
@@ -17,6 +18,7 @@ func TestCatalogAndPolicy(t *testing.T) {
 		t.Run("Policy", func(t *testing.T) { testPolicy(t, open) })
 		t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
 		t.Run("PathImport", func(t *testing.T) { testPathImport(t, open) })
+		t.Run("ConcurrentInstall", func(t *testing.T) { testConcurrentInstall(t, open) })
 	})
 }
 
@@ -47,8 +49,8 @@ func testInstallUpdateFork(t *testing.T, open storetest.Opener) {
 		t.Fatalf("installed %+v", in.Skill)
 	}
 	again := must[*service.SkillView](t)(e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "acme/lint"}))
-	if again.ID != in.ID {
-		t.Error("installing again must return the existing skill")
+	if again.ID != in.ID || !again.Existing || in.Existing {
+		t.Errorf("installing again must return the existing skill, marked existing: first %v, again %v (%v)", in.Existing, again.Existing, again.ID == in.ID)
 	}
 	_, err = e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "acme/missing"})
 	wantCode(t, err, skilld.ENOTFOUND)
@@ -242,5 +244,42 @@ func testPathImport(t *testing.T, open storetest.Opener) {
 		if code := skilld.ErrorCode(err); code != skilld.EFORBIDDEN && code != skilld.EINVALID {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// testConcurrentInstall installs one item from 8 requests at once: all of
+// them get the same skill, and exactly one of them created it.
+func testConcurrentInstall(t *testing.T, open storetest.Opener) {
+	e := newEnv(t, open, service.Config{}, nil)
+	must[*skilld.Registry](t)(e.svc.CreateRegistry(t.Context(), e.root, service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustVerified}))
+	publish(t, e, "acme", "lint", "Lint")
+	const n = 8
+	views := make([]*service.SkillView, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			views[i], errs[i] = e.svc.InstallSkill(t.Context(), e.member, service.InstallSkillParams{Item: "acme/lint"})
+		})
+	}
+	wg.Wait()
+	created := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("install %d: %v", i, errs[i])
+		}
+		if views[i].ID != views[0].ID {
+			t.Errorf("install %d returned skill %s, install 0 %s", i, views[i].ID, views[0].ID)
+		}
+		if !views[i].Existing {
+			created++
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d installs say they created the skill, want 1", created)
+	}
+	list := must[*service.SkillPage](t)(e.svc.ListSkills(t.Context(), e.member, service.ListSkillsParams{}))
+	if list.Total != 1 {
+		t.Errorf("%d skills after concurrent installs, want 1", list.Total)
 	}
 }

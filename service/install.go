@@ -26,14 +26,8 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 	if err != nil {
 		return nil, err
 	}
-	if in, err := s.db.InstallGet(ctx, &store.InstallGetParams{WorkspaceID: a.WorkspaceID, ItemID: item.ID}); err == nil {
-		sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: in.SkillID})
-		if err != nil {
-			return nil, err
-		}
-		return view(sk, nil), nil
-	} else if skilld.ErrorCode(err) != skilld.ENOTFOUND {
-		return nil, err
+	if existing, err := s.installed(ctx, a, item.ID); skilld.ErrorCode(err) != skilld.ENOTFOUND {
+		return existing, err
 	}
 	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name); err != nil {
 		return nil, err
@@ -60,6 +54,12 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 		id = sk.ID
 		return err
 	})
+	if skilld.ErrorCode(err) == skilld.ECONFLICT {
+		// Another request installed the item since the check above.
+		if existing, ierr := s.installed(ctx, a, item.ID); ierr == nil {
+			return existing, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +69,22 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 		return nil, err
 	}
 	return view(sk, nil), nil
+}
+
+// installed returns the workspace's install of an item, marked Existing,
+// or an ENOTFOUND error.
+func (s *Service) installed(ctx context.Context, a Actor, itemID string) (*SkillView, error) {
+	in, err := s.db.InstallGet(ctx, &store.InstallGetParams{WorkspaceID: a.WorkspaceID, ItemID: itemID})
+	if err != nil {
+		return nil, err
+	}
+	sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: in.SkillID})
+	if err != nil {
+		return nil, err
+	}
+	v := view(sk, nil)
+	v.Existing = true
+	return v, nil
 }
 
 // catalogItem finds an item by "registry/name" or by ID.

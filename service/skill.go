@@ -16,7 +16,14 @@ type SkillView struct {
 	// Warnings are the validator's warnings when the skill was created or
 	// edited in lenient mode.
 	Warnings []skilld.Detail `json:"warnings,omitempty"`
+	// Existing says that nothing was created: the item was already
+	// installed and this is that skill (the API answers 200, not 201).
+	Existing bool `json:"existing,omitempty"`
 }
+
+// AlreadyExisted reports whether an operation that creates returned
+// something that was there before it.
+func (v *SkillView) AlreadyExisted() bool { return v.Existing }
 
 func view(s *skilld.Skill, warnings []skilld.Detail) *SkillView {
 	return &SkillView{Skill: s, UpdateAvailable: s.UpdateAvailable(), Warnings: warnings}
