@@ -14,8 +14,8 @@ import (
 )
 
 // ReadDir reads the directory tree at root into a package. The directory is
-// the skill root, so no top folder is stripped; the files archives skip
-// (__MACOSX, "._" files, .DS_Store, .git) are skipped here too.
+// the skill root, so no top folder is stripped; only __MACOSX and "._" files
+// are skipped, as in archives.
 //
 // Every folder is opened as an os.Root and its entries are opened relative to
 // it, so no name can resolve outside the tree and each file costs one open,
@@ -78,7 +78,7 @@ func (w *dirWalker) walk(r *os.Root, dir string) error {
 		t := e.Type()
 		switch {
 		case t.IsDir():
-			if skippedDir(p) {
+			if p == "__MACOSX" {
 				continue
 			}
 			sub, err := r.OpenRoot(e.Name())

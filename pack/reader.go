@@ -20,25 +20,15 @@ func trimDotSlash(name string) string {
 	return name
 }
 
-// skipped reports files that are never part of a skill: what archivers
-// add on macOS (the top __MACOSX folder, AppleDouble "._name" files,
-// .DS_Store) and git's repository metadata (a .git folder, or the .git file
-// of a submodule or worktree, at any depth), which a skill developed in a
-// checkout would otherwise carry. Other dot-files (.gitignore,
-// .env.example) are kept.
+// skipped reports files that archivers add on macOS and that are never part
+// of a skill: the __MACOSX folder and AppleDouble "._name" files. Other
+// dot-files (.gitignore, .env.example) are kept.
 func skipped(path string) bool {
 	first, _, _ := strings.Cut(path, "/")
-	if first == "__MACOSX" || first == ".git" || strings.Contains(path, "/.git/") {
+	if first == "__MACOSX" {
 		return true
 	}
-	base := path[strings.LastIndexByte(path, '/')+1:]
-	return base == ".git" || base == ".DS_Store" || strings.HasPrefix(base, "._")
-}
-
-// skippedDir reports folders whose whole content is skipped, so that
-// reading a directory tree does not descend into them.
-func skippedDir(path string) bool {
-	return path == "__MACOSX" || path == ".git" || strings.HasSuffix(path, "/.git")
+	return strings.HasPrefix(path[strings.LastIndexByte(path, '/')+1:], "._")
 }
 
 // finish turns what a reader collected into a package. With strip, a single

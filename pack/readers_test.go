@@ -51,10 +51,6 @@ func TestReadZipSkipsAndStrips(t *testing.T) {
 				{Name: "my-skill/scripts/run.sh", Data: []byte("c")},
 				{Name: "__MACOSX/", Mode: fs.ModeDir | 0o755},
 				{Name: "__MACOSX/my-skill/._SKILL.md", Data: []byte("apple")},
-				{Name: "my-skill/.DS_Store", Data: []byte("finder")},
-				{Name: "my-skill/.git/", Mode: fs.ModeDir | 0o755},
-				{Name: "my-skill/.git/HEAD", Data: []byte("ref: refs/heads/main")},
-				{Name: "my-skill/vendor/lib/.git", Data: []byte("gitdir: ../../.git/modules/lib")},
 			},
 			want: []string{".gitignore", "SKILL.md", "scripts/run.sh"},
 			top:  "my-skill",
@@ -327,21 +323,14 @@ func TestReadDir(t *testing.T) {
 			{Path: "__MACOSX/x/._SKILL.md", Data: []byte("apple")},
 			{Path: "sub/__MACOSX/kept", Data: []byte("b")},
 			{Path: ".hidden/.env.example", Data: []byte("c")},
-			{Path: ".DS_Store", Data: []byte("finder")},
-			{Path: ".git/objects/ab/cdef", Data: []byte{0, 1, 2}},
-			{Path: "sub/.git", Data: []byte("gitdir: ../.git/modules/sub")},
-			{Path: "sub/.gitmodules.example", Data: []byte("d")},
 		})
 		must(t, os.MkdirAll(filepath.Join(dir, "empty", "dirs"), 0o755))
-		// git's metadata is skipped without being read: a link in it
-		// would otherwise refuse the folder.
-		must(t, os.Symlink("/etc/passwd", filepath.Join(dir, ".git", "link")))
 		p, err := pack.ReadDir(ctx, dir, lim)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkPackage(t, p, lim)
-		want := []string{".hidden/.env.example", "sub/.gitmodules.example", "sub/__MACOSX/kept", "x/SKILL.md"}
+		want := []string{".hidden/.env.example", "sub/__MACOSX/kept", "x/SKILL.md"}
 		if got := paths(p); !slices.Equal(got, want) || p.TopDir() != "" {
 			t.Fatalf("paths %q TopDir %q, want %q and no TopDir", got, p.TopDir(), want)
 		}
