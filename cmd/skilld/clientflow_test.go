@@ -47,6 +47,14 @@ func clientFlow(t *testing.T, s *apiServer) {
 	if code, _, errOut := s.cli(t, member, "team-b", "skills", "create", bin); code != exitUsage || !strings.Contains(errOut, "skilld skills upload") {
 		t.Errorf("create with a binary file: exit %d, %s", code, errOut)
 	}
+	// a git checkout is refused by both, naming the way to send it.
+	repo := filepath.Join(dir, "in-git")
+	writeFiles(t, repo, map[string]string{"SKILL.md": skillText("in-git", "Kept in git."), ".git/HEAD": "ref: refs/heads/main\n"})
+	for _, cmd := range []string{"create", "upload"} {
+		if code, _, errOut := s.cli(t, member, "team-b", "skills", cmd, repo); code != exitUsage || !strings.Contains(errOut, "git checkout") || !strings.Contains(errOut, "git -C "+repo+" archive") {
+			t.Errorf("%s of a git checkout: exit %d, %s", cmd, code, errOut)
+		}
+	}
 	// upload the same folder (zipped in memory) and an archive file.
 	code, out, errOut := s.cli(t, member, "team-b", "skills", "upload", bin)
 	if code != exitOK || !strings.Contains(errOut, "uploading") || !strings.Contains(out, "with-binary") {

@@ -37,6 +37,9 @@ func readTextFiles(ctx context.Context, args []string) (map[string]string, error
 			if err != nil {
 				return nil, err
 			}
+			if err := refuseCheckout(args[0], abs); err != nil {
+				return nil, err
+			}
 			pkg, err := pack.ReadDir(ctx, abs, pack.InlineLimits())
 			if err != nil {
 				return nil, err
@@ -76,6 +79,24 @@ func readTextFiles(ctx context.Context, args []string) (map[string]string, error
 	return out, nil
 }
 
+// checkoutError refuses to send a folder that is a git checkout: packages
+// keep every dot-file (docs/PACKAGE-FORMAT.md), so the repository's
+// history would be stored and materialized with the skill.
+type checkoutError struct{ arg, name string }
+
+func (e *checkoutError) Error() string {
+	return fmt.Sprintf("%s is a git checkout: its .git folder would be stored in the skill; send the tracked files instead, e.g.\n"+
+		"  git -C %s archive --format=zip --prefix=%s/ -o /tmp/%s.zip HEAD && skilld skills upload /tmp/%s.zip",
+		e.arg, e.arg, e.name, e.name, e.name)
+}
+
+func refuseCheckout(arg, abs string) error {
+	if _, err := os.Lstat(filepath.Join(abs, ".git")); err != nil {
+		return nil
+	}
+	return &checkoutError{arg, filepath.Base(abs)}
+}
+
 // isText accepts valid UTF-8 without NUL bytes: what survives a JSON string
 // unchanged and is meant to be read as text.
 func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
@@ -97,6 +118,9 @@ func localArchive(ctx context.Context, p string) (r io.Reader, size int64, close
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
+		return nil, 0, nil, err
+	}
+	if err := refuseCheckout(p, abs); err != nil {
 		return nil, 0, nil, err
 	}
 	pkg, err := pack.ReadDir(ctx, abs, pack.ArchiveLimits())
@@ -134,10 +158,12 @@ func zipPackage(pkg *pack.Package, top string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// localError reports a problem with local files: a binary file is a usage
-// error (the wrong command for the input), anything else a failure.
+// localError reports a problem with local files: a binary file or a git
+// checkout is a usage error (the wrong command for the input), anything
+// else a failure.
 func (c *apiCmd) localError(err error) int {
-	if be := (*binaryFileError)(nil); errors.As(err, &be) {
+	be, ce := (*binaryFileError)(nil), (*checkoutError)(nil)
+	if errors.As(err, &be) || errors.As(err, &ce) {
 		return usageErrorf(c.fs, "%v", err)
 	}
 	return c.fail(err)
