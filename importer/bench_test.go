@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/importer/githubtest"
 	"github.com/skilld/skilld/pack"
 )
 
@@ -25,13 +26,13 @@ func benchRepo(tb testing.TB) []byte {
 	for i := range 5 {
 		dir := fmt.Sprintf("skills/skill-%d/", i)
 		files = append(files,
-			file{Name: dir + "SKILL.md", Data: skillMD(fmt.Sprintf("skill-%d", i))},
+			file{Name: dir + "SKILL.md", Data: githubtest.SkillMD(fmt.Sprintf("skill-%d", i))},
 			file{Name: dir + "scripts/run.sh", Data: "#!/bin/sh\n", Mode: 0o755})
 		for j := range 4 {
 			files = append(files, file{Name: fmt.Sprintf("%sdata/%d.bin", dir, j), Data: random(1200 << 10)})
 		}
 	}
-	archive := repoArchive(tb, files...)
+	archive := repoArchive(files...)
 	if len(archive) > pack.GitHubMaxArchiveSize {
 		tb.Fatalf("benchmark archive is %d bytes, over the limit", len(archive))
 	}

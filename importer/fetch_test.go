@@ -14,6 +14,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/importer/githubtest"
 	"github.com/skilld/skilld/pack"
 )
 
@@ -23,13 +24,13 @@ func standardRepo() []file {
 	return []file{
 		{Name: ".github/workflows/ci.yml", Data: "on: push\n"},
 		{Name: "README.md", Data: "# r\n"},
-		{Name: "SKILL.md", Data: skillMD("r")},
-		{Name: "skills/a/SKILL.md", Data: skillMD("a")},
-		{Name: "skills/a/examples/SKILL.md", Data: skillMD("example")},
+		{Name: "SKILL.md", Data: githubtest.SkillMD("r")},
+		{Name: "skills/a/SKILL.md", Data: githubtest.SkillMD("a")},
+		{Name: "skills/a/examples/SKILL.md", Data: githubtest.SkillMD("example")},
 		{Name: "skills/a/examples/demo.md", Data: "demo\n"},
 		{Name: "skills/a/scripts/run.sh", Data: "#!/bin/sh\necho a\n", Mode: 0o775},
 		{Name: "skills/b/references/api.md", Data: "api\n"},
-		{Name: "skills/b/skill.md", Data: skillMD("b")},
+		{Name: "skills/b/skill.md", Data: githubtest.SkillMD("b")},
 	}
 }
 
@@ -90,7 +91,7 @@ func TestFetchWholeRepository(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
 	f.DefaultBranch = "trunk"
-	f.Archives["trunk"] = repoArchive(t, standardRepo()...)
+	f.Archives["trunk"] = repoArchive(standardRepo()...)
 	cands, ref := mustFetch(t, f, "https://github.com/o/r")
 	if ref != "trunk" {
 		t.Fatalf("resolved ref %q, want the default branch trunk", ref)
@@ -128,7 +129,7 @@ func TestFetchWholeRepository(t *testing.T) {
 func TestFetchDefaultBranchFallsBackToMain(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t, file{Name: "SKILL.md", Data: skillMD("r")})
+	f.Archives["main"] = repoArchive(file{Name: "SKILL.md", Data: githubtest.SkillMD("r")})
 	f.RepoHook = func(w http.ResponseWriter, r *http.Request, n int) bool {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"message": "Server Error"})
 		return true
@@ -145,7 +146,7 @@ func TestFetchDefaultBranchFallsBackToMain(t *testing.T) {
 func TestFetchSelectsFolders(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.Archives["v1.2"] = repoArchive(t, standardRepo()...)
+	f.Archives["v1.2"] = repoArchive(standardRepo()...)
 	cases := []struct {
 		url   string
 		want  []string
@@ -184,7 +185,7 @@ func TestFetchRefWithSlash(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
 	f.DefaultBranch = "release/v2"
-	f.Archives["release/v2"] = repoArchive(t, file{Name: "pdf/SKILL.md", Data: skillMD("pdf")})
+	f.Archives["release/v2"] = repoArchive(file{Name: "pdf/SKILL.md", Data: githubtest.SkillMD("pdf")})
 	cands, ref := mustFetch(t, f, "https://github.com/o/r")
 	if ref != "release/v2" || len(cands) != 1 || cands[0].SourceURL != "https://github.com/o/r/tree/release/v2/pdf" {
 		t.Fatalf("ref %q, candidates %+v", ref, cands)
@@ -202,7 +203,7 @@ func TestFetchRefWithSlash(t *testing.T) {
 func TestFetchMissingFolders(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t, standardRepo()...)
+	f.Archives["main"] = repoArchive(standardRepo()...)
 	_, _, err := fetch(t, f, "https://github.com/o/r/tree/main/skills/zzz")
 	wantErr(t, err, skilld.ENOTFOUND, nil, `"skills/zzz"`, "not found", "o/r")
 	_, _, err = fetch(t, f, "https://github.com/o/r/tree/main/skills/a/scripts")
@@ -212,7 +213,7 @@ func TestFetchMissingFolders(t *testing.T) {
 	_, _, err = fetch(t, f, "https://github.com/o/r/tree/no-such-branch")
 	wantErr(t, err, skilld.ENOTFOUND, nil, "o/r", `"no-such-branch"`)
 
-	f.Archives["empty"] = repoArchive(t, file{Name: "README.md"}, file{Name: ".claude/skills/x/SKILL.md", Data: skillMD("x")})
+	f.Archives["empty"] = repoArchive(file{Name: "README.md"}, file{Name: ".claude/skills/x/SKILL.md", Data: githubtest.SkillMD("x")})
 	_, _, err = fetch(t, f, "https://github.com/o/r/tree/empty")
 	wantErr(t, err, skilld.ENOTFOUND, nil, "no SKILL.md", "1 SKILL.md file(s) in hidden")
 	cands, _ := mustFetch(t, f, "https://github.com/o/r/tree/empty/.claude/skills")
@@ -224,11 +225,11 @@ func TestFetchMissingFolders(t *testing.T) {
 func TestFetchLinks(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t,
+	f.Archives["main"] = repoArchive(
 		file{Name: "docs/latest", Type: tar.TypeSymlink, Link: "v2"},
 		file{Name: "docs/v2/index.md", Data: "docs\n"},
-		file{Name: "skills/a/SKILL.md", Data: skillMD("a")},
-		file{Name: "skills/b/SKILL.md", Data: skillMD("b")},
+		file{Name: "skills/a/SKILL.md", Data: githubtest.SkillMD("a")},
+		file{Name: "skills/b/SKILL.md", Data: githubtest.SkillMD("b")},
 		file{Name: "skills/b/secrets", Type: tar.TypeSymlink, Link: "/etc/passwd"},
 	)
 	_, _, err := fetch(t, f, "https://github.com/o/r/tree/main/skills/a")
@@ -250,16 +251,16 @@ func TestFetchLinks(t *testing.T) {
 
 func TestFetchSkillTooManyFiles(t *testing.T) {
 	t.Parallel()
-	files := []file{{Name: "skills/ok/SKILL.md", Data: skillMD("ok")}, {Name: "skills/big/SKILL.md", Data: skillMD("big")}}
+	files := []file{{Name: "skills/ok/SKILL.md", Data: githubtest.SkillMD("ok")}, {Name: "skills/big/SKILL.md", Data: githubtest.SkillMD("big")}}
 	for i := range pack.GitHubMaxFiles {
 		files = append(files, file{Name: fmt.Sprintf("skills/big/data/%03d.txt", i), Data: "x"})
 	}
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t, files...)
+	f.Archives["main"] = repoArchive(files...)
 	_, _, err := fetch(t, f, "https://github.com/o/r/tree/main/skills")
 	wantErr(t, err, skilld.ETOOLARGE, pack.ErrTooManyFiles, `"skills/big"`, "200 files")
 	// Exactly at the limit is fine.
-	f.Archives["at-limit"] = repoArchive(t, files[:len(files)-1]...)
+	f.Archives["at-limit"] = repoArchive(files[:len(files)-1]...)
 	cands, _ := mustFetch(t, f, "https://github.com/o/r/tree/at-limit/skills/big")
 	if cands[0].Package.Len() != pack.GitHubMaxFiles {
 		t.Fatalf("%d files", cands[0].Package.Len())
@@ -270,11 +271,11 @@ func TestFetchTooManyCandidates(t *testing.T) {
 	t.Parallel()
 	var files []file
 	for i := range importer.MaxCandidates + 1 {
-		files = append(files, file{Name: fmt.Sprintf("s/skill-%02d/SKILL.md", i), Data: skillMD(fmt.Sprintf("skill-%02d", i))})
+		files = append(files, file{Name: fmt.Sprintf("s/skill-%02d/SKILL.md", i), Data: githubtest.SkillMD(fmt.Sprintf("skill-%02d", i))})
 	}
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t, files...)
-	f.Archives["fifty"] = repoArchive(t, files[1:]...)
+	f.Archives["main"] = repoArchive(files...)
+	f.Archives["fifty"] = repoArchive(files[1:]...)
 	_, _, err := fetch(t, f, "https://github.com/o/r/tree/main")
 	wantErr(t, err, skilld.ETOOLARGE, nil, "51 skill folders", "50")
 	cands, _ := mustFetch(t, f, "https://github.com/o/r/tree/fifty")
@@ -287,8 +288,8 @@ func TestFetchRefusesBadArchives(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
 	f.Archives["text"] = []byte("<html>not an archive</html>")
-	f.Archives["flat"] = gzipped(t, tarOf(t, "SKILL.md", skillMD("flat")))
-	f.Archives["dotdot"] = repoArchive(t, file{Name: "a/../../escape/SKILL.md", Data: skillMD("escape")})
+	f.Archives["flat"] = gzipped(t, tarOf(t, "SKILL.md", githubtest.SkillMD("flat")))
+	f.Archives["dotdot"] = repoArchive(file{Name: "a/../../escape/SKILL.md", Data: githubtest.SkillMD("escape")})
 	_, _, err := fetch(t, f, "https://github.com/o/r/tree/text")
 	wantErr(t, err, skilld.EINVALID, pack.ErrBadArchive, "o/r", "gzip")
 	_, _, err = fetch(t, f, "https://github.com/o/r/tree/flat")
@@ -303,8 +304,8 @@ func TestFetchSkillTooLarge(t *testing.T) {
 	big := make([]byte, pack.GitHubMaxPackageSize/2+1)
 	_, _ = rng.Read(big)
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchiveLevel(t, gzip.NoCompression,
-		file{Name: "skills/big/SKILL.md", Data: skillMD("big")},
+	f.Archives["main"] = githubtest.ArchiveLevel("o", "r", gzip.NoCompression,
+		file{Name: "skills/big/SKILL.md", Data: githubtest.SkillMD("big")},
 		file{Name: "skills/big/a.bin", Data: string(big)},
 		file{Name: "skills/big/b.bin", Data: string(big)},
 	)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/importer/githubtest"
 )
 
 const token = "ghp_TESTTOKEN0123456789"
@@ -34,7 +35,7 @@ func fetchWithToken(t *testing.T, f *fakeGitHub, rawURL string) error {
 func TestTokenOnlyGoesToTheAPIHost(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t, standardRepo()...)
+	f.Archives["main"] = repoArchive(standardRepo()...)
 	if err := fetchWithToken(t, f, "https://github.com/o/r"); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestHTTPErrorsMap(t *testing.T) {
 func TestRetriesThenSucceeds(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t, standardRepo()...)
+	f.Archives["main"] = repoArchive(standardRepo()...)
 	f.TarballHook = func(w http.ResponseWriter, r *http.Request, n int) bool {
 		if n < 3 {
 			w.WriteHeader(http.StatusInternalServerError)
@@ -131,7 +132,7 @@ func TestRetriesThenSucceeds(t *testing.T) {
 func TestNetworkErrorsAreRedacted(t *testing.T) {
 	t.Parallel()
 	f := newFakeGitHub(t)
-	f.Archives["main"] = repoArchive(t, standardRepo()...)
+	f.Archives["main"] = repoArchive(standardRepo()...)
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
 	dead.Close()
@@ -165,10 +166,10 @@ func TestArchiveSizeLimit(t *testing.T) {
 	const limit = 64 << 10
 	noise := make([]byte, 3*limit)
 	_, _ = rand.Read(noise)
-	big := repoArchive(t, file{Name: "SKILL.md", Data: skillMD("r")}, file{Name: "noise.bin", Data: string(noise)})
+	big := repoArchive(file{Name: "SKILL.md", Data: githubtest.SkillMD("r")}, file{Name: "noise.bin", Data: string(noise)})
 	f := newFakeGitHub(t)
 	f.Archives["main"] = big
-	f.Archives["small"] = repoArchive(t, file{Name: "SKILL.md", Data: skillMD("r")})
+	f.Archives["small"] = repoArchive(file{Name: "SKILL.md", Data: githubtest.SkillMD("r")})
 	client := func() *importer.GitHub {
 		g := f.client("")
 		g.MaxArchiveSize = limit

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/importer/githubtest"
 )
 
 // fakeGitHub speaks the part of the GitHub REST API an import uses, on two
@@ -114,87 +114,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// file is one entry of a test repository. Type 0 is a regular file.
-type file struct {
-	Name string
-	Data string
-	Mode int64
-	Type byte
-	Link string
-}
+// file is one entry of a test repository.
+type file = githubtest.File
 
-// repoArchive builds a tar.gz the way `git archive` (and so GitHub) does: a
-// pax global header recording the commit, then every entry below one
-// "o-r-<sha>/" folder, each folder's entry before its contents.
-func repoArchive(tb testing.TB, files ...file) []byte {
-	tb.Helper()
-	return repoArchiveLevel(tb, gzip.DefaultCompression, files...)
-}
-
-// repoArchiveLevel is repoArchive with a gzip level; tests with megabytes
-// of random data store it (gzip.NoCompression), which is much faster under
-// the race detector and gives the same archive size anyway.
-func repoArchiveLevel(tb testing.TB, level int, files ...file) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, level)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	writeRepoTar(tb, zw, files)
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-const sha = "4f3c2b1a09f8e7d6c5b4a3928170f6e5d4c3b2a1"
-
-func writeRepoTar(tb testing.TB, w interface{ Write([]byte) (int, error) }, files []file) {
-	tb.Helper()
-	tw := tar.NewWriter(w)
-	must := func(err error) {
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	must(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header",
-		PAXRecords: map[string]string{"comment": sha}}))
-	top := "o-r-" + sha[:7] + "/"
-	seen := map[string]bool{}
-	var dir func(d string)
-	dir = func(d string) {
-		if d == "." || seen[d] {
-			return
-		}
-		dir(path.Dir(d))
-		seen[d] = true
-		must(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: top + d + "/", Mode: 0o775, ModTime: mtime}))
-	}
-	must(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: top, Mode: 0o775, ModTime: mtime}))
-	for _, f := range files {
-		dir(path.Dir(f.Name))
-		h := &tar.Header{Name: top + f.Name, Mode: f.Mode, Typeflag: f.Type, Linkname: f.Link, ModTime: mtime}
-		if h.Mode == 0 {
-			h.Mode = 0o664
-		}
-		if h.Typeflag == 0 {
-			h.Typeflag = tar.TypeReg
-			h.Size = int64(len(f.Data))
-		}
-		must(tw.WriteHeader(h))
-		if h.Size > 0 {
-			_, err := tw.Write([]byte(f.Data))
-			must(err)
-		}
-	}
-	must(tw.Close())
-}
-
-// skillMD is a valid SKILL.md for a skill named name.
-func skillMD(name string) string {
-	return "---\nname: " + name + "\ndescription: The " + name + " skill, for tests.\n---\n\n# " + name + "\n"
+// repoArchive builds the archive GitHub would serve for the files of o/r.
+func repoArchive(files ...file) []byte {
+	return githubtest.Archive("o", "r", files...)
 }
 
 // tarOf is a plain tar of name/data pairs, without a top folder.

@@ -93,9 +93,8 @@ func (w *dirWalker) walk(r *os.Root, dir string) error {
 			continue
 		case skipped(p):
 			continue
-		case t&fs.ModeSymlink != 0:
-			return errUnsupported("directory entry", p, "is a symbolic link; links are not allowed in skill packages")
 		case !t.IsRegular():
+			// Symbolic links included: unsupportedMode names them first.
 			return errUnsupported("directory entry", p, unsupportedMode(t))
 		}
 		f, err := w.readFile(r, e.Name(), p)

@@ -10,8 +10,6 @@
 package pack
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 	"strings"
 )
@@ -87,13 +85,7 @@ func New(files []File, lim Limits) (*Package, error) {
 
 	entries := make([]Entry, len(sorted))
 	for i, f := range sorted {
-		sum := sha256.Sum256(f.Data)
-		entries[i] = Entry{
-			Path:   f.Path,
-			Size:   int64(len(f.Data)),
-			Digest: digestPrefix + hex.EncodeToString(sum[:]),
-			Exec:   f.Exec,
-		}
+		entries[i] = Entry{Path: f.Path, Size: int64(len(f.Data)), Digest: digestOf(f.Data), Exec: f.Exec}
 	}
 	manifest, digest := BuildManifest(entries)
 	return &Package{

@@ -23,110 +23,89 @@ func ReadTar(ctx context.Context, r io.Reader, lim Limits) (*Package, error) {
 // package never keeps (skipped entries, folder entries with data) which the
 // per-file and total limits do not see.
 func ReadTarGz(ctx context.Context, r io.Reader, lim Limits) (*Package, error) {
-	if err := ctx.Err(); err != nil {
+	var p *Package
+	err := inflate(ctx, r, lim.MaxRatio, func(g *ratioGuard) error {
+		var err error
+		p, err = readTar(ctx, g, lim, g)
+		return err
+	})
+	if err != nil {
 		return nil, err
+	}
+	return p, nil
+}
+
+// readTar applies the package rules to the entries of a tar stream. g is the
+// ratio guard r reads through, or nil for an uncompressed stream.
+func readTar(ctx context.Context, r io.Reader, lim Limits, g *ratioGuard) (*Package, error) {
+	b := budget{lim: lim}
+	var files []File
+	err := walkTar(ctx, r, g, func(e TarEntry) error {
+		if e.Type == TarDir {
+			// "." is the archive root itself, as `tar -cf x.tar .` may
+			// write it. Other folders create nothing, but a hostile folder
+			// name is still a sign of a hostile archive.
+			if e.Path == "" || e.Path == "." {
+				return nil
+			}
+			return CheckPath(e.Path)
+		}
+		if err := CheckPath(e.Path); err != nil {
+			return err
+		}
+		if skipped(e.Path) {
+			return nil
+		}
+		if err := e.Unsupported(); err != nil {
+			return err
+		}
+		if err := b.admit(e.Path, e.Size); err != nil {
+			return err
+		}
+		data, err := e.ReadData()
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Path: e.Path, Data: data, Exec: e.Mode&0o111 != 0})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return finish(files, lim, true)
+}
+
+// inflate runs read over the gzip stream r as it inflates under a ratio
+// guard, then reads the stream on to its end. The tar reader stops at the
+// end-of-archive marker, before gzip has checked its CRC; reading on (still
+// under the guard) is what tells a corrupted stream from an intact one.
+func inflate(ctx context.Context, r io.Reader, maxRatio int64, read func(g *ratioGuard) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	in := &countingReader{r: ctxReader{ctx, r}}
 	zr, err := gzip.NewReader(in)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		return nil, errBadArchive(err, "not a valid gzip stream (%v)", err)
+		return errBadArchive(err, "not a valid gzip stream (%v)", err)
 	}
 	defer zr.Close()
-	g := &ratioGuard{r: zr, in: in, max: lim.MaxRatio}
-	p, err := readTar(ctx, g, lim, g)
-	if err != nil {
-		return nil, err
+	g := &ratioGuard{r: zr, in: in, max: maxRatio}
+	if err := read(g); err != nil {
+		return err
 	}
-	// The tar reader stops at the end-of-archive marker, before gzip has
-	// checked its CRC. Reading on to the end (still under the ratio
-	// guard) is what tells a corrupted stream from an intact one.
 	if _, err := io.Copy(io.Discard, g); err != nil {
 		if g.err != nil {
-			return nil, g.err
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, errBadArchive(err, "gzip stream is corrupt (%v)", err)
-	}
-	return p, nil
-}
-
-func readTar(ctx context.Context, r io.Reader, lim Limits, g *ratioGuard) (*Package, error) {
-	// fail prefers the guard's verdict: the tar reader reports a failed
-	// read of the stream below it as a generic error, if at all.
-	fail := func(err error, format string, args ...any) error {
-		if g != nil && g.err != nil {
 			return g.err
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return errBadArchive(err, format, args...)
+		return errBadArchive(err, "gzip stream is corrupt (%v)", err)
 	}
-	tr := tar.NewReader(ctxReader{ctx, r})
-	b := budget{lim: lim}
-	var files []File
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fail(err, "not a valid tar archive (%v)", err)
-		}
-		name := trimDotSlash(hdr.Name)
-		switch hdr.Typeflag {
-		case tar.TypeXGlobalHeader:
-			// Metadata for the whole archive, such as the commit id that
-			// `git archive` (and so every GitHub tarball) records.
-			continue
-		case tar.TypeDir:
-			// "." is the archive root itself, as `tar -cf x.tar .` may write it.
-			if name = trimTrailingSlash(name); name == "" || name == "." {
-				continue
-			}
-			if err := CheckPath(name); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := CheckPath(name); err != nil {
-			return nil, err
-		}
-		if why := unsupportedTarType(hdr.Typeflag); why != "" {
-			if skipped(name) {
-				continue
-			}
-			return nil, errUnsupported("archive entry", name, why)
-		}
-		if skipped(name) {
-			continue
-		}
-		if err := b.admit(name, hdr.Size); err != nil {
-			return nil, err
-		}
-		data, err := readBounded(tr, hdr.Size)
-		if err != nil {
-			return nil, fail(err, "archive entry %q is corrupt or truncated (%v)", name, err)
-		}
-		if int64(len(data)) != hdr.Size {
-			// The tar reader frames entries by the header size, so this
-			// only happens if the stream ends early.
-			return nil, fail(nil, "archive entry %q is truncated", name)
-		}
-		files = append(files, File{Path: name, Data: data, Exec: hdr.Mode&0o111 != 0})
-	}
-	if g != nil && g.err != nil {
-		return nil, g.err
-	}
-	return finish(files, lim, true)
+	return nil
 }
 
 func trimTrailingSlash(name string) string {

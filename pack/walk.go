@@ -2,7 +2,6 @@ package pack
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"context"
 	"io"
 	"io/fs"
@@ -63,6 +62,8 @@ func (e TarEntry) ReadData() ([]byte, error) {
 		return nil, e.fail(err, "archive entry %q is corrupt or truncated (%v)", e.Path, err)
 	}
 	if int64(len(data)) != e.Size {
+		// The tar reader frames entries by the header size, so this only
+		// happens if the stream ends early.
 		return nil, e.fail(nil, "archive entry %q is truncated", e.Path)
 	}
 	return data, nil
@@ -83,23 +84,24 @@ func (e TarEntry) ReadData() ([]byte, error) {
 //
 // An error from fn stops the walk and is returned as is.
 func WalkTarGz(ctx context.Context, r io.Reader, maxRatio int64, fn func(e TarEntry) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	in := &countingReader{r: ctxReader{ctx, r}}
-	zr, err := gzip.NewReader(in)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return errBadArchive(err, "not a valid gzip stream (%v)", err)
-	}
-	defer zr.Close()
-	g := &ratioGuard{r: zr, in: in, max: maxRatio}
-	// fail prefers the guard's verdict and the context's, as readTar does:
-	// the tar reader reports their failures as generic read errors.
+	return inflate(ctx, r, maxRatio, func(g *ratioGuard) error {
+		return walkTar(ctx, g, g, func(e TarEntry) error {
+			if e.Type != TarDir && skipped(e.Path) {
+				return nil
+			}
+			return fn(e)
+		})
+	})
+}
+
+// walkTar calls fn for every entry of the tar stream r but global pax
+// headers, unchecked and unfiltered: what both WalkTarGz and the package
+// readers start from. g is the ratio guard r reads through, or nil.
+func walkTar(ctx context.Context, r io.Reader, g *ratioGuard, fn func(e TarEntry) error) error {
+	// fail prefers the guard's verdict and the context's: the tar reader
+	// reports a failed read of the stream below it as a generic error.
 	fail := func(cause error, format string, args ...any) error {
-		if g.err != nil {
+		if g != nil && g.err != nil {
 			return g.err
 		}
 		if ctx.Err() != nil {
@@ -107,7 +109,7 @@ func WalkTarGz(ctx context.Context, r io.Reader, maxRatio int64, fn func(e TarEn
 		}
 		return errBadArchive(cause, format, args...)
 	}
-	tr := tar.NewReader(ctxReader{ctx, g})
+	tr := tar.NewReader(ctxReader{ctx, r})
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -120,6 +122,8 @@ func WalkTarGz(ctx context.Context, r io.Reader, maxRatio int64, fn func(e TarEn
 			return fail(err, "not a valid tar archive (%v)", err)
 		}
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			// Metadata for the whole archive, such as the commit id that
+			// `git archive` (and so every GitHub tarball) records.
 			continue
 		}
 		e := TarEntry{
@@ -143,17 +147,12 @@ func WalkTarGz(ctx context.Context, r io.Reader, maxRatio int64, fn func(e TarEn
 		default:
 			e.Type = TarOther
 		}
-		if e.Type != TarDir && skipped(e.Path) {
-			continue
-		}
 		if err := fn(e); err != nil {
 			return err
 		}
 	}
-	// As in ReadTarGz: only reading on to the end of the gzip stream checks
-	// its CRC, which tells a corrupted download from an intact one.
-	if _, err := io.Copy(io.Discard, g); err != nil {
-		return fail(err, "gzip stream is corrupt (%v)", err)
+	if g != nil && g.err != nil {
+		return g.err
 	}
 	return nil
 }

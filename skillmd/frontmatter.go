@@ -36,20 +36,16 @@ func split(data []byte, r *Report) (frontmatter []byte, body string, ok bool) {
 	}
 	start := len(data) - len(rest)
 	for off := start; off < len(data); {
+		if off-start > MaxFrontmatterSize {
+			break
+		}
 		line, _, found := bytes.Cut(data[off:], []byte("\n"))
 		if isDelimiter(line) {
-			if off-start > MaxFrontmatterSize {
-				break
-			}
 			next := off + len(line)
 			if found {
 				next++
 			}
 			return data[start:off], string(data[next:]), true
-		}
-		if off-start > MaxFrontmatterSize {
-			r.fail(FieldFrontmatter, "SKILL.md frontmatter exceeds %d bytes", MaxFrontmatterSize)
-			return nil, "", false
 		}
 		if !found {
 			break

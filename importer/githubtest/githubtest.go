@@ -22,11 +22,14 @@ import (
 	"time"
 )
 
-// File is one file of a test repository.
+// File is one entry of a test repository: a regular file unless Type says
+// otherwise (tar.TypeSymlink with Link, say).
 type File struct {
 	Name string
 	Data string
 	Mode int64 // 0 means 0644
+	Type byte  // a tar type flag; 0 means tar.TypeReg
+	Link string
 }
 
 // Server is a fake GitHub. Point an importer.GitHub at API.URL.
@@ -135,12 +138,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // global header with the commit, then every entry below one
 // "owner-name-<sha>/" folder, folders before their contents.
 func Archive(owner, name string, files ...File) []byte {
+	return ArchiveLevel(owner, name, gzip.DefaultCompression, files...)
+}
+
+// ArchiveLevel is Archive with a gzip level: tests with megabytes of random
+// data store it (gzip.NoCompression), which is much faster under the race
+// detector and gives the same archive size anyway. It panics if the
+// archive cannot be written, which only a malformed File can cause.
+func ArchiveLevel(owner, name string, level int, files ...File) []byte {
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
+	zw, err := gzip.NewWriterLevel(&buf, level)
+	must(err)
 	tw := tar.NewWriter(zw)
 	mtime := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	const sha = "4f3c2b1a09f8e7d6c5b4a3928170f6e5d4c3b2a1"
-	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: map[string]string{"comment": sha}})
+	must(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: map[string]string{"comment": sha}}))
 	top := owner + "-" + name + "-" + sha[:7] + "/"
 	seen := map[string]bool{".": true}
 	var dir func(d string)
@@ -150,21 +162,34 @@ func Archive(owner, name string, files ...File) []byte {
 		}
 		dir(path.Dir(d))
 		seen[d] = true
-		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: top + d + "/", Mode: 0o775, ModTime: mtime})
+		must(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: top + d + "/", Mode: 0o775, ModTime: mtime}))
 	}
-	tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: top, Mode: 0o775, ModTime: mtime})
+	must(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: top, Mode: 0o775, ModTime: mtime}))
 	for _, f := range files {
 		dir(path.Dir(f.Name))
-		mode := f.Mode
-		if mode == 0 {
-			mode = 0o644
+		h := &tar.Header{Typeflag: f.Type, Name: top + f.Name, Mode: f.Mode, Linkname: f.Link, ModTime: mtime}
+		if h.Mode == 0 {
+			h.Mode = 0o644
 		}
-		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: top + f.Name, Mode: mode, Size: int64(len(f.Data)), ModTime: mtime})
-		tw.Write([]byte(f.Data))
+		if h.Typeflag == 0 {
+			h.Typeflag = tar.TypeReg
+			h.Size = int64(len(f.Data))
+		}
+		must(tw.WriteHeader(h))
+		if h.Size > 0 {
+			_, err := tw.Write([]byte(f.Data))
+			must(err)
+		}
 	}
-	tw.Close()
-	zw.Close()
+	must(tw.Close())
+	must(zw.Close())
 	return buf.Bytes()
+}
+
+func must(err error) {
+	if err != nil {
+		panic("githubtest: writing an archive: " + err.Error())
+	}
 }
 
 // SkillMD is a valid SKILL.md for a skill named name.
