@@ -13,8 +13,8 @@ import (
 )
 
 // agentsCommands is the "skilld agents" group.
-func agentsCommands() []subcommand {
-	return []subcommand{
+func agentsCommands() []command {
+	return []command{
 		{"list", "list the workspace's agents", runAgentsList},
 		{"get", "show one agent", runAgentsGet},
 		{"create", "create an agent", runAgentsCreate},

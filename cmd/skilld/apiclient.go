@@ -15,20 +15,15 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/service"
 )
 
 // This file holds what every API client command shares: the connection
 // flags, subcommand dispatch, error reporting and output.
 
-// subcommand is one verb of a command group ("skills list").
-type subcommand struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, e *env, args []string) int
-}
-
-// runGroup dispatches "skilld GROUP VERB …" to the verb.
-func runGroup(group string, subs []subcommand) func(context.Context, *env, []string) int {
+// runGroup dispatches "skilld GROUP VERB …" to the verb, a command of its
+// own.
+func runGroup(group string, subs []command) func(context.Context, *env, []string) int {
 	return func(ctx context.Context, e *env, args []string) int {
 		if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 			w := e.stderr
@@ -71,7 +66,7 @@ func newAPICmd(e *env, name, synopsis string) *apiCmd {
 	c := &apiCmd{e: e, fs: newFlags(e, name, synopsis)}
 	c.fs.StringVar(&c.server, "server", cmp.Or(os.Getenv("SKILLD_SERVER"), "http://127.0.0.1:8080"), "server URL (env SKILLD_SERVER)")
 	c.fs.StringVar(&c.token, "token", os.Getenv("SKILLD_TOKEN"), "API token (env SKILLD_TOKEN)")
-	c.fs.StringVar(&c.workspace, "workspace", cmp.Or(os.Getenv("SKILLD_WORKSPACE"), "default"), "workspace name or ID (env SKILLD_WORKSPACE)")
+	c.fs.StringVar(&c.workspace, "workspace", cmp.Or(os.Getenv("SKILLD_WORKSPACE"), service.BootstrapWorkspace), "workspace name or ID (env SKILLD_WORKSPACE)")
 	c.fs.BoolVar(&c.json, "json", false, "print the server's JSON answer instead of a table")
 	return c
 }

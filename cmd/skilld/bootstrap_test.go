@@ -10,8 +10,9 @@ import (
 )
 
 // startServe runs "skilld serve" in-process on a free port and returns its
-// URL, its stderr so far, and a stop function that waits for it to exit.
-func startServe(t *testing.T, args ...string) (string, *syncBuffer, func()) {
+// URL, its stderr so far, and a stop function that waits for it to exit
+// and returns its exit code.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer, func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	var stdout, stderr syncBuffer
@@ -22,7 +23,7 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer, func()) {
 	addr := regexp.MustCompile(`listening on (http://\S+)`)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
-			return m[1], &stderr, func() { cancel(); <-done }
+			return m[1], &stderr, func() int { cancel(); return <-done }
 		}
 	}
 	cancel()

@@ -10,8 +10,8 @@ import (
 )
 
 // catalogCommands is the "skilld catalog" group: registries and their items.
-func catalogCommands() []subcommand {
-	return []subcommand{
+func catalogCommands() []command {
+	return []command{
 		{"registries", "list catalog registries", runCatalogRegistries},
 		{"create-registry", "add a registry (instance admins)", runCatalogCreateRegistry},
 		{"items", "list catalog items", runCatalogItems},

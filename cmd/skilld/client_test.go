@@ -1,8 +1,6 @@
 package main
 
 import (
-	"archive/zip"
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
@@ -77,22 +75,4 @@ func (s *apiServer) okJSON(t *testing.T, token, ws string, args ...string) map[s
 
 func skillText(name, desc string) string {
 	return "---\nname: " + name + "\ndescription: " + desc + "\n---\n\n# " + name + "\n\nDo the thing.\n"
-}
-
-// zipBytes builds a zip archive of files.
-func zipBytes(t *testing.T, files map[string]string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for p, c := range files {
-		w, err := zw.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(c))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }

@@ -33,14 +33,7 @@ func (e *binaryFileError) Error() string {
 func readTextFiles(ctx context.Context, args []string) (map[string]string, error) {
 	if len(args) == 1 {
 		if info, err := os.Stat(args[0]); err == nil && info.IsDir() {
-			abs, err := filepath.Abs(args[0])
-			if err != nil {
-				return nil, err
-			}
-			if err := refuseCheckout(args[0], abs); err != nil {
-				return nil, err
-			}
-			pkg, err := pack.ReadDir(ctx, abs, pack.InlineLimits())
+			pkg, _, err := readLocalDir(ctx, args[0], pack.InlineLimits())
 			if err != nil {
 				return nil, err
 			}
@@ -90,11 +83,18 @@ func (e *checkoutError) Error() string {
 		e.arg, e.arg, e.name, e.name, e.name)
 }
 
-func refuseCheckout(arg, abs string) error {
-	if _, err := os.Lstat(filepath.Join(abs, ".git")); err != nil {
-		return nil
+// readLocalDir reads a skill folder the client is about to send, refusing
+// a git checkout, and returns its package and absolute path.
+func readLocalDir(ctx context.Context, dir string, lim pack.Limits) (*pack.Package, string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", err
 	}
-	return &checkoutError{arg, filepath.Base(abs)}
+	if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
+		return nil, "", &checkoutError{dir, filepath.Base(abs)}
+	}
+	pkg, err := pack.ReadDir(ctx, abs, lim)
+	return pkg, abs, err
 }
 
 // isText accepts valid UTF-8 without NUL bytes: what survives a JSON string
@@ -116,14 +116,7 @@ func localArchive(ctx context.Context, p string) (r io.Reader, size int64, close
 		}
 		return f, info.Size(), func() { f.Close() }, nil
 	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if err := refuseCheckout(p, abs); err != nil {
-		return nil, 0, nil, err
-	}
-	pkg, err := pack.ReadDir(ctx, abs, pack.ArchiveLimits())
+	pkg, abs, err := readLocalDir(ctx, p, pack.ArchiveLimits())
 	if err != nil {
 		return nil, 0, nil, err
 	}

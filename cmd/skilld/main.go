@@ -19,8 +19,9 @@ const (
 	exitUsage   = 2 // the command line itself is wrong
 )
 
-// command is one subcommand. run gets the arguments after the subcommand
-// name and returns the process exit code.
+// command is one subcommand, or one verb of a command group ("skills
+// list"). run gets the arguments after its name and returns the process
+// exit code.
 type command struct {
 	name    string
 	summary string

@@ -40,6 +40,24 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// zipBytes builds a zip archive of files.
+func zipBytes(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for p, c := range files {
+		w, err := zw.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(c))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func decodeValidations(t *testing.T, out string) []validation {
 	t.Helper()
 	var v []validation
@@ -112,25 +130,13 @@ func TestValidateVerdicts(t *testing.T) {
 
 func TestValidateArchive(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for name, body := range map[string]string{
+	archive := filepath.Join(t.TempDir(), "whatever-name.skill")
+	zipped := zipBytes(t, map[string]string{
 		"zipped/SKILL.md":        "---\nname: zipped\ndescription: from a zip\n---\n",
 		"zipped/scripts/go.sh":   "#!/bin/sh\necho hi\n",
 		"__MACOSX/zipped/._junk": "resource fork",
-	} {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	archive := filepath.Join(dir, "whatever-name.skill")
-	if err := os.WriteFile(archive, buf.Bytes(), 0o644); err != nil {
+	})
+	if err := os.WriteFile(archive, zipped, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ := runCLI(t, "validate", "--json", archive)

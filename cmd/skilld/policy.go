@@ -14,8 +14,8 @@ import (
 )
 
 // policyCommands is the "skilld policy" group.
-func policyCommands() []subcommand {
-	return []subcommand{
+func policyCommands() []command {
+	return []command{
 		{"get", "show the workspace's install rules and tool policy", runPolicyGet},
 		{"set", "replace them with a JSON document (admins)", runPolicySet},
 	}
@@ -75,7 +75,9 @@ func runPolicySet(ctx context.Context, e *env, args []string) int {
 	case strings.HasPrefix(strings.TrimSpace(a), "{"):
 		data = []byte(a)
 	case a == "-":
-		data, err = io.ReadAll(os.Stdin)
+		if c.e.stdin != nil {
+			data, err = io.ReadAll(c.e.stdin)
+		}
 	default:
 		data, err = os.ReadFile(a)
 	}

@@ -91,7 +91,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			}
 		}
 	}
-	if f.sandbox == "" {
+	tempSandbox := f.sandbox == ""
+	if tempSandbox {
 		dir, err := os.MkdirTemp("", "skilld-run-")
 		if err != nil {
 			fmt.Fprintf(e.stderr, "skilld run: %v\n", err)
@@ -115,6 +116,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		status, err = runLocalSkills(ctx, e, &f, m, p, pos[0])
 	}
 	if err != nil {
+		if tempSandbox {
+			// A run refused before the task wrote anything leaves no
+			// empty folder behind; os.Remove keeps one that is not empty.
+			os.Remove(f.sandbox)
+		}
 		code := exitFailure
 		if skilld.ErrorCode(err) == skilld.EINVALID {
 			code = exitUsage

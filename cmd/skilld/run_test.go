@@ -244,6 +244,16 @@ func TestRunUsage(t *testing.T) {
 			t.Errorf("skilld %q: exit %d, want %d with %q\n%s%s", tt.args, code, tt.code, tt.want, out, errOut)
 		}
 	}
+	// A refused run removes the temporary sandbox it made.
+	_, _, errOut := runCLI(t, "run", "--model", "scripted:"+script, "--context-window", "1000", "--skills", "/no/such/dir", "task")
+	_, rest, ok := strings.Cut(errOut, "sandbox: ")
+	dir, _, _ := strings.Cut(rest, "\n")
+	if !ok || dir == "" {
+		t.Fatalf("no sandbox line in %q", errOut)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("temporary sandbox %s left behind: %v", dir, err)
+	}
 }
 
 func TestServerRefusesScriptedModels(t *testing.T) {

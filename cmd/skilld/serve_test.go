@@ -2,16 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
@@ -35,23 +32,7 @@ func (s *syncBuffer) String() string {
 func TestServe(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	ctx, cancel := context.WithCancel(t.Context())
-	var stdout, stderr syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data", data}, &env{stdout: &stdout, stderr: &stderr})
-	}()
-	addr := regexp.MustCompile(`listening on (http://\S+)`)
-	var base string
-	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
-			base = m[1]
-		}
-	}
-	if base == "" {
-		cancel()
-		t.Fatalf("server did not start: %s", stderr.String())
-	}
+	base, stderr, stop := startServe(t, "--data", data)
 	resp, err := http.Get(base + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -62,8 +43,7 @@ func TestServe(t *testing.T) {
 	if resp.StatusCode != 200 || health.Status != "ok" {
 		t.Errorf("healthz: %d %+v", resp.StatusCode, health)
 	}
-	cancel()
-	if code := <-done; code != exitOK {
+	if code := stop(); code != exitOK {
 		t.Errorf("serve exited %d after a stop signal: %s", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), filepath.ToSlash(filepath.Join(data, "skilld.db"))) {

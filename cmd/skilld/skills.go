@@ -10,8 +10,8 @@ import (
 
 // skills is the "skilld skills" command group; the commands that send
 // files are in skills_write.go, the ones that read files in skills_files.go.
-func skillsCommands() []subcommand {
-	return []subcommand{
+func skillsCommands() []command {
+	return []command{
 		{"list", "list the workspace's skills", runSkillsList},
 		{"get", "show one skill", runSkillsGet},
 		{"create", "create a skill from a folder or files (text only)", runSkillsCreate},

@@ -24,20 +24,6 @@ type source struct {
 	err     error
 }
 
-// archiveExts are the file endings read as archives; anything else is
-// sniffed by its first bytes.
-var archiveExts = [...]string{".zip", ".skill", ".tar", ".tar.gz", ".tgz"}
-
-func isArchiveName(name string) bool {
-	name = strings.ToLower(name)
-	for _, ext := range archiveExts {
-		if strings.HasSuffix(name, ext) {
-			return true
-		}
-	}
-	return false
-}
-
 // resolveSources expands one command-line argument: a skill directory, a
 // SKILL.md file (meaning its directory), an archive, or a folder searched
 // recursively for skills.

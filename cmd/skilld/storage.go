@@ -59,11 +59,11 @@ func (f *storageFlags) openDB(ctx context.Context, opts *store.Options) (store.S
 // openAll opens the database and the blob store, closing the first if the
 // second fails.
 func (f *storageFlags) openAll(ctx context.Context) (store.Store, blob.Store, error) {
-	_, blobsURL, err := f.urls()
+	dbURL, blobsURL, err := f.urls()
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := f.openDB(ctx, nil)
+	db, err := storeurl.Open(ctx, dbURL, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the database: %w", err)
 	}

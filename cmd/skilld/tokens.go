@@ -10,8 +10,8 @@ import (
 )
 
 // tokensCommands is the "skilld tokens" group (workspace admins).
-func tokensCommands() []subcommand {
-	return []subcommand{
+func tokensCommands() []command {
+	return []command{
 		{"create", "create a token; its secret is printed once", runTokensCreate},
 		{"list", "list the workspace's tokens", runTokensList},
 		{"revoke", "revoke a token", runTokensRevoke},

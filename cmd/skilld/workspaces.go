@@ -9,8 +9,8 @@ import (
 )
 
 // workspacesCommands is the "skilld workspaces" group.
-func workspacesCommands() []subcommand {
-	return []subcommand{
+func workspacesCommands() []command {
+	return []command{
 		{"list", "list workspaces (all of them for instance admins)", runWorkspacesList},
 		{"create", "create a workspace (instance admins)", runWorkspacesCreate},
 	}
