@@ -12,6 +12,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -152,10 +153,21 @@ func TestRetryThroughOutages(t *testing.T) {
 		t.Fatalf("reading through a cut connection: %d bytes, %v", len(got), err)
 	}
 	proxy.mu.Lock()
-	ranges := fmt.Sprint(proxy.ranges)
+	ranges := slices.Clone(proxy.ranges)
 	proxy.mu.Unlock()
-	if !strings.Contains(ranges, "bytes=262144-") {
-		t.Fatalf("GET Range headers %s: the cut download was not resumed from byte 262144", ranges)
+	// The proxy cuts after 256 KiB, but the server's write buffer holding
+	// the last bytes may be dropped with the connection: the resume starts
+	// where the client's bytes stopped, at or a little before the cut (the
+	// byte-for-byte comparison above checks it starts at the right place).
+	resumed := false
+	for _, r := range ranges {
+		var from int
+		if _, err := fmt.Sscanf(r, "bytes=%d-", &from); err == nil && from > 0 && from <= 256<<10 {
+			resumed = true
+		}
+	}
+	if !resumed {
+		t.Fatalf("GET Range headers %q: the cut download was not resumed from where it stopped (at most byte 262144)", ranges)
 	}
 }
 
