@@ -19,7 +19,9 @@ CREATE TRIGGER skills_search_delete AFTER DELETE ON skills BEGIN
 	INSERT INTO skills_search (skills_search, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
 END;
 
-CREATE TRIGGER skills_search_update AFTER UPDATE OF search_text ON skills BEGIN
+-- Every skill update writes search_text; only a changed one touches the index.
+CREATE TRIGGER skills_search_update AFTER UPDATE OF search_text ON skills
+WHEN old.search_text IS NOT new.search_text BEGIN
 	INSERT INTO skills_search (skills_search, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
 	INSERT INTO skills_search (rowid, search_text) VALUES (new.rowid, new.search_text);
 END;
