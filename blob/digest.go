@@ -82,19 +82,20 @@ func firstNonHex(s string) int {
 // invalidDigest quotes the digest with %q so that control characters or
 // path tricks in it show up plainly in logs and messages.
 func invalidDigest(d, format string, args ...any) error {
-	return &skilld.Error{
-		Code:    skilld.EINVALID,
-		Message: fmt.Sprintf("digest %q "+format, append([]any{d}, args...)...),
-		Details: []skilld.Detail{{Field: "digest", Message: fmt.Sprintf(format, args...)}},
-		Err:     ErrInvalidDigest,
-	}
+	return invalid("digest", "digest", d, format, args...)
 }
 
 func invalidPrefix(p, format string, args ...any) error {
+	return invalid("prefix", "digest prefix", p, format, args...)
+}
+
+// invalid is the EINVALID error for a malformed value of field, called what
+// in the message.
+func invalid(field, what, value, format string, args ...any) error {
 	return &skilld.Error{
 		Code:    skilld.EINVALID,
-		Message: fmt.Sprintf("digest prefix %q "+format, append([]any{p}, args...)...),
-		Details: []skilld.Detail{{Field: "prefix", Message: fmt.Sprintf(format, args...)}},
+		Message: fmt.Sprintf("%s %q "+format, append([]any{what, value}, args...)...),
+		Details: []skilld.Detail{{Field: field, Message: fmt.Sprintf(format, args...)}},
 		Err:     ErrInvalidDigest,
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -49,7 +50,7 @@ func SlugCandidate(base string, n int) string {
 	if n <= 1 {
 		return base
 	}
-	suffix := "-" + itoa(n)
+	suffix := "-" + strconv.Itoa(n)
 	if len(base)+len(suffix) > MaxSlugLength {
 		base = strings.TrimRight(base[:MaxSlugLength-len(suffix)], "-")
 	}
@@ -58,17 +59,6 @@ func SlugCandidate(base string, n int) string {
 
 // MaxSlugSuffix is the last suffix tried before giving up.
 const MaxSlugSuffix = 999
-
-func itoa(n int) string {
-	var buf [8]byte
-	i := len(buf)
-	for n > 0 {
-		i--
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(buf[i:])
-}
 
 // SearchText is what list filters search: name and description, lowercased
 // with Unicode rules (the databases' own lower() is ASCII-only in SQLite).

@@ -1,8 +1,6 @@
 package s3blob
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +8,6 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/blob"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -75,11 +72,6 @@ func TestParseURLErrors(t *testing.T) {
 	if skilld.ErrorCode(err) != skilld.EINVALID || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
 		t.Errorf("no credentials: %v, want EINVALID naming the variables", err)
 	}
-}
-
-func blobtestDigest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return blob.FormatDigest(hex.EncodeToString(sum[:]))
 }
 
 // TestStaleTempRemoved: New-time cleanup removes only old files of ours.

@@ -56,7 +56,6 @@ func Open(ctx context.Context, url string, opts *store.Options) (*Store, error) 
 		return nil, err
 	}
 	s, err := sqldb.New(newDB(pool), &sqldb.Dialect{
-		Name:           "postgres",
 		LockShared:     "FOR SHARE",
 		Explain:        "EXPLAIN",
 		ExplainColumns: 1,

@@ -12,9 +12,17 @@ import (
 	"github.com/skilld/skilld/store/internal/sqldb"
 )
 
-// conn sends reads to the read-only pool and writes to the single writer.
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+}
+
+// conn sends reads to r and writes to w: outside a transaction the
+// read-only pool and the single writer, inside one the transaction for both.
 type conn struct {
-	r, w *sql.DB
+	r, w querier
 }
 
 func (c conn) Query(ctx context.Context, q string, args ...any) (sqldb.Rows, error) {
@@ -30,64 +38,45 @@ func (c conn) QueryRow(ctx context.Context, q string, args ...any) sqldb.Row {
 }
 
 func (c conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	return exec(ctx, c.w, q, args...)
+	res, err := c.w.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return res.RowsAffected()
 }
 
 func (c conn) ExecRow(ctx context.Context, q string, args ...any) sqldb.Row {
 	return sqlRow{c.w.QueryRowContext(ctx, q, args...)}
 }
 
-type db struct{ conn }
+type db struct {
+	conn
+	reader, writer *sql.DB
+}
+
+func newDB(reader, writer *sql.DB) *db {
+	return &db{conn: conn{r: reader, w: writer}, reader: reader, writer: writer}
+}
 
 func (d *db) Begin(ctx context.Context) (sqldb.TxConn, error) {
-	tx, err := d.w.BeginTx(ctx, nil)
+	tx, err := d.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, translate(err)
 	}
-	return txConn{tx}, nil
+	return txConn{conn: conn{r: tx, w: tx}, tx: tx}, nil
 }
 
 func (d *db) Close() error {
-	return errors.Join(d.r.Close(), d.w.Close())
+	return errors.Join(d.reader.Close(), d.writer.Close())
 }
 
-// txConn runs everything, reads included, in the transaction.
-type txConn struct{ tx *sql.Tx }
-
-func (t txConn) Query(ctx context.Context, q string, args ...any) (sqldb.Rows, error) {
-	rows, err := t.tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, translate(err)
-	}
-	return sqlRows{rows}, nil
-}
-
-func (t txConn) QueryRow(ctx context.Context, q string, args ...any) sqldb.Row {
-	return sqlRow{t.tx.QueryRowContext(ctx, q, args...)}
-}
-
-func (t txConn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
-	return exec(ctx, t.tx, q, args...)
-}
-
-func (t txConn) ExecRow(ctx context.Context, q string, args ...any) sqldb.Row {
-	return sqlRow{t.tx.QueryRowContext(ctx, q, args...)}
+type txConn struct {
+	conn
+	tx *sql.Tx
 }
 
 func (t txConn) Commit(context.Context) error   { return translate(t.tx.Commit()) }
 func (t txConn) Rollback(context.Context) error { return translate(t.tx.Rollback()) }
-
-type execer interface {
-	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
-}
-
-func exec(ctx context.Context, e execer, q string, args ...any) (int64, error) {
-	res, err := e.ExecContext(ctx, q, args...)
-	if err != nil {
-		return 0, translate(err)
-	}
-	return res.RowsAffected()
-}
 
 type sqlRow struct{ r *sql.Row }
 

@@ -76,7 +76,7 @@ func Open(ctx context.Context, path string, opts *store.Options) (*Store, error)
 		r.Close()
 		return nil, err
 	}
-	s, err := sqldb.New(&db{conn: conn{r: r, w: w}}, &sqldb.Dialect{Name: "sqlite", Explain: "EXPLAIN QUERY PLAN", ExplainColumns: 4, SkillSearch: trigramSearch}, migrations)
+	s, err := sqldb.New(newDB(r, w), &sqldb.Dialect{Explain: "EXPLAIN QUERY PLAN", ExplainColumns: 4, SkillSearch: trigramSearch}, migrations)
 	if err != nil {
 		w.Close()
 		r.Close()
@@ -101,7 +101,7 @@ func Open(ctx context.Context, path string, opts *store.Options) (*Store, error)
 func trigramSearch(search string) (string, any, string) {
 	term := strings.ToLower(search)
 	if len([]rune(term)) < 3 || strings.ContainsAny(term, `%_\`) {
-		return `s.search_text LIKE ? ESCAPE '\'`, store.LikePattern(search), ""
+		return sqldb.LikeSearch(search)
 	}
 	return `s.rowid IN (SELECT rowid FROM skills_search WHERE search_text LIKE ?)`, "%" + term + "%", "+s.workspace_id = ?"
 }

@@ -11,6 +11,7 @@ package storeurl
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 
@@ -45,7 +46,7 @@ func Open(ctx context.Context, rawURL string, opts *store.Options) (store.Store,
 func sqlitePath(rest string) (string, error) {
 	if !strings.HasPrefix(rest, "//") {
 		if rest == "" {
-			return "", errString("no file path")
+			return "", errors.New("no file path")
 		}
 		return rest, nil
 	}
@@ -55,15 +56,11 @@ func sqlitePath(rest string) (string, error) {
 	}
 	switch {
 	case u.Host != "" && u.Host != "localhost":
-		return "", errString("names host " + u.Host + "; write sqlite:///ABSOLUTE/PATH or sqlite:RELATIVE/PATH")
+		return "", errors.New("names host " + u.Host + "; write sqlite:///ABSOLUTE/PATH or sqlite:RELATIVE/PATH")
 	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return "", errString("may hold only a path")
+		return "", errors.New("may hold only a path")
 	case u.Path == "" || u.Path == "/":
-		return "", errString("no file path")
+		return "", errors.New("no file path")
 	}
 	return u.Path, nil
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -102,15 +101,16 @@ func (q *Queries) loadAgentSkills(ctx context.Context, agents []*skilld.Agent) e
 		byID[a.ID] = a
 		args[i] = a.ID
 	}
-	in := strings.TrimSuffix(strings.Repeat("?, ", len(agents)), ", ")
-	rows, err := q.c.Query(ctx, `SELECT agent_id, skill_id, version FROM agent_skills WHERE agent_id IN (`+in+`) ORDER BY agent_id, position`, args...)
+	rows, err := q.c.Query(ctx, `SELECT agent_id, skill_id, version FROM agent_skills WHERE agent_id IN (`+placeholders(len(agents))+`)
+		ORDER BY agent_id, position`, args...)
 	type row struct {
 		agent string
 		s     skilld.AgentSkill
 	}
 	list, err := collect(rows, err, func(r Row) (row, error) {
 		var x row
-		return x, r.Scan(&x.agent, &x.s.SkillID, &x.s.Version)
+		err := r.Scan(&x.agent, &x.s.SkillID, &x.s.Version)
+		return x, err
 	})
 	if err != nil {
 		return internal(err, "reading agent skills")

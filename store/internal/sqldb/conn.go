@@ -55,7 +55,6 @@ type DB interface {
 
 // Dialect holds what differs between the databases.
 type Dialect struct {
-	Name string
 	// LockShared is appended to a SELECT to take a shared row lock
 	// ("FOR SHARE"); empty where the database serializes writers anyway.
 	LockShared string
@@ -109,7 +108,8 @@ func constraint(err error, kind string, words ...string) *ConstraintError {
 	return ce
 }
 
-// likeSearch is the portable substring condition.
-func likeSearch(search string) (string, any, string) {
+// LikeSearch is the portable substring condition, the SkillSearch of a
+// Dialect that sets none and the fallback of one that does.
+func LikeSearch(search string) (string, any, string) {
 	return `s.search_text LIKE ? ESCAPE '\'`, store.LikePattern(search), ""
 }

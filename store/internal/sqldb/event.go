@@ -28,12 +28,8 @@ func (q *Queries) EventAppend(ctx context.Context, p *store.EventAppendParams) (
 }
 
 func (q *Queries) EventList(ctx context.Context, p *store.EventListParams) ([]*skilld.Event, error) {
-	limit := p.Limit
-	if limit <= 0 {
-		limit = store.DefaultPageSize
-	}
 	rows, err := q.c.Query(ctx, `SELECT `+eventColumns+` FROM events WHERE workspace_id = ? AND id > ? ORDER BY id LIMIT ?`,
-		p.WorkspaceID, p.AfterID, min(limit, store.MaxPageSize))
+		p.WorkspaceID, p.AfterID, store.Page{Limit: p.Limit}.Normalize().Limit)
 	es, err := collect(rows, err, scanEvent)
 	return es, internal(err, "listing events")
 }

@@ -101,10 +101,7 @@ func (s *Store) MigrationStatus(ctx context.Context) ([]store.Migration, error) 
 		return nil, fmt.Errorf("migration status: %w", err)
 	}
 	rows, err := s.db.Query(ctx, `SELECT version FROM schema_migrations`)
-	versions, err := collect(rows, err, func(r Row) (int, error) {
-		var v int
-		return v, r.Scan(&v)
-	})
+	versions, err := collect(rows, err, scanValue[int])
 	if err != nil {
 		return nil, fmt.Errorf("migration status: %w", err)
 	}

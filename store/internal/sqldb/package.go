@@ -93,8 +93,7 @@ func (q *Queries) present(ctx context.Context, query string, values []string, wh
 	out := make(map[string]bool)
 	for start := 0; start < len(values); start += fileBatch {
 		batch := values[start:min(start+fileBatch, len(values))]
-		in := strings.TrimSuffix(strings.Repeat("?, ", len(batch)), ", ")
-		sql := fmt.Sprintf(query, in)
+		sql := fmt.Sprintf(query, placeholders(len(batch)))
 		var args []any
 		for range strings.Count(sql, "?") / len(batch) {
 			for _, d := range batch {
@@ -102,10 +101,7 @@ func (q *Queries) present(ctx context.Context, query string, values []string, wh
 			}
 		}
 		rows, err := q.c.Query(ctx, sql, args...)
-		found, err := collect(rows, err, func(r Row) (string, error) {
-			var d string
-			return d, r.Scan(&d)
-		})
+		found, err := collect(rows, err, scanValue[string])
 		if err != nil {
 			return nil, internal(err, "%s", what)
 		}

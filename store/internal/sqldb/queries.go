@@ -113,5 +113,12 @@ func collect[T any](rows Rows, err error, scan func(Row) (T, error)) ([]T, error
 	return out, nil
 }
 
+// scanValue scans a row of one column.
+func scanValue[T any](r Row) (T, error) {
+	var v T
+	err := r.Scan(&v)
+	return v, err
+}
+
 // isNoRows reports a missing row.
 func isNoRows(err error) bool { return errors.Is(err, ErrNoRows) }

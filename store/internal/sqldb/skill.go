@@ -40,22 +40,22 @@ func selectSkills() string { return selectSkillsFrom("skills s") }
 func selectSkillsFrom(from string) string { return fmt.Sprintf(skillSelect, skillColumns("s"), from) }
 
 // scanSkillRead scans a row of skillSelect.
-func scanSkillRead(r Row) (*skilld.Skill, error) {
-	var s skilld.Skill
-	if err := r.Scan(&s.ID, &s.WorkspaceID, &s.Name, &s.Slug, &s.Description, &s.SourceType, &s.SourceURL,
-		&s.Version, &s.Registry, &s.Trust, &s.CatalogItemID, &s.CatalogVersion, &s.Forked,
-		&s.CreatedBy, &s.UpdatedBy, &s.CreatedAt, &s.UpdatedAt, &s.Digest, &s.CatalogItem, &s.CatalogLatestVersion); err != nil {
-		return nil, err
-	}
-	s.CreatedAt, s.UpdatedAt = utc(s.CreatedAt), utc(s.UpdatedAt)
-	return &s, nil
-}
+func scanSkillRead(r Row) (*skilld.Skill, error) { return scanSkillRow(r, true) }
 
-func scanSkill(r Row) (*skilld.Skill, error) {
+// scanSkill scans a row of skillColumns alone.
+func scanSkill(r Row) (*skilld.Skill, error) { return scanSkillRow(r, false) }
+
+// scanSkillRow scans skillColumns and, with joined, the columns skillSelect
+// adds after them.
+func scanSkillRow(r Row, joined bool) (*skilld.Skill, error) {
 	var s skilld.Skill
-	if err := r.Scan(&s.ID, &s.WorkspaceID, &s.Name, &s.Slug, &s.Description, &s.SourceType, &s.SourceURL,
+	dest := []any{&s.ID, &s.WorkspaceID, &s.Name, &s.Slug, &s.Description, &s.SourceType, &s.SourceURL,
 		&s.Version, &s.Registry, &s.Trust, &s.CatalogItemID, &s.CatalogVersion, &s.Forked,
-		&s.CreatedBy, &s.UpdatedBy, &s.CreatedAt, &s.UpdatedAt); err != nil {
+		&s.CreatedBy, &s.UpdatedBy, &s.CreatedAt, &s.UpdatedAt}
+	if joined {
+		dest = append(dest, &s.Digest, &s.CatalogItem, &s.CatalogLatestVersion)
+	}
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
 	s.CreatedAt, s.UpdatedAt = utc(s.CreatedAt), utc(s.UpdatedAt)
@@ -72,10 +72,7 @@ func (q *Queries) SkillCreate(ctx context.Context, p *store.SkillCreateParams) (
 		// (SQLite's LIKE is case-insensitive and cannot use the index).
 		rows, err := q.c.Query(ctx, `SELECT slug FROM skills WHERE workspace_id = ? AND slug >= ? AND slug < ?`,
 			p.WorkspaceID, base, base+".")
-		slugs, err := collect(rows, err, func(r Row) (string, error) {
-			var s string
-			return s, r.Scan(&s)
-		})
+		slugs, err := collect(rows, err, scanValue[string])
 		if err != nil {
 			return internal(err, "creating skill %q", p.Name)
 		}

@@ -27,7 +27,7 @@ func buildSkillList(d *Dialect, p *store.SkillListParams) skillListQueries {
 	where := []string{"s.workspace_id = ?"}
 	args := []any{p.WorkspaceID}
 	if p.Search != "" {
-		search := likeSearch
+		search := LikeSearch
 		if d.SkillSearch != nil {
 			search = d.SkillSearch
 		}
@@ -139,26 +139,13 @@ func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*sto
 // plan node, for tests and operators checking that queries use indexes.
 func (s *Store) Explain(ctx context.Context, st Statement) ([]string, error) {
 	rows, err := s.db.Query(ctx, s.d.Explain+" "+st.SQL, st.Args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		vals, err := scanAll(rows, s.d.ExplainColumns)
-		if err != nil {
-			return nil, err
+	return collect(rows, err, func(r Row) (string, error) {
+		vals := make([]string, s.d.ExplainColumns)
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
 		}
-		lines = append(lines, vals[len(vals)-1])
-	}
-	return lines, rows.Err()
-}
-
-func scanAll(r Row, n int) ([]string, error) {
-	vals := make([]string, n)
-	ptrs := make([]any, n)
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	return vals, r.Scan(ptrs...)
+		err := r.Scan(ptrs...)
+		return vals[len(vals)-1], err
+	})
 }

@@ -1,6 +1,9 @@
 package sqldb
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // nullString stores "" as NULL, for optional foreign keys.
 func nullString(s string) any {
@@ -11,3 +14,6 @@ func nullString(s string) any {
 }
 
 func quote(s string) string { return strconv.Quote(s) }
+
+// placeholders returns n comma-separated "?", for an IN list.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
