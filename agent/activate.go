@@ -18,9 +18,6 @@ const ActivateSkill = "activate_skill"
 
 // activation is a skill active in the run.
 type activation struct {
-	skill  Skill
-	dir    string // sandbox folder, relative
-	tokens int
 	// recorded is set once the activation's result is in the transcript.
 	recorded bool
 }
@@ -117,7 +114,7 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 		}
 		r.emit(ctx, EventSkillMaterialized, data)
 	}
-	r.active[name] = &activation{skill: s, dir: dir, tokens: tokens}
+	r.active[name] = &activation{}
 	r.activeTokens += tokens
 	r.emit(ctx, EventSkillActivated, map[string]any{"skill": name, "tokens": tokens, "placement": r.cfg.Placement, "summarized": summarized, "digest": s.Digest})
 	return content + placed, nil

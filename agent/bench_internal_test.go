@@ -38,7 +38,7 @@ func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &run{cfg: cfg, task: Task{ID: "bench"}, yield: func(Event, error) bool { return true }, byName: map[string]Skill{}, active: map[string]*activation{}, instrTokens: -1}
+	r := &run{cfg: cfg, task: Task{ID: "bench"}, yield: func(Event, error) bool { return true }, byName: map[string]Skill{}, active: map[string]*activation{}}
 	r.disclosed = skills
 	builtins, _ := r.builtinTools()
 	r.tools = append([]*tool.Tool{r.activateTool()}, builtins...)
@@ -54,9 +54,9 @@ func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
 }
 
 // BenchmarkRequestOverhead measures what the runtime does around one model
-// call, with 100 skills attached and a 200-message transcript: choosing
-// the offered tools, building the request, recording the call's two events
-// and appending the model's answer to the transcript and the log.
+// call, with 100 skills attached and a 200-message transcript: building
+// the request, recording the call's two events and appending the model's
+// answer to the transcript and the log.
 func BenchmarkRequestOverhead(b *testing.B) {
 	o200k, err := tokenizer.ForModel("openai:gpt-4o", "")
 	if err != nil {
@@ -72,8 +72,7 @@ func BenchmarkRequestOverhead(b *testing.B) {
 			answer := model.Message{Role: model.RoleAssistant, Content: "Here is what I found in the file: three rows and two columns."}
 			b.ReportAllocs()
 			for b.Loop() {
-				offered := r.offered()
-				req, est := r.request(offered)
+				req, est := r.request()
 				r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": 1, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": est})
 				r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": 1, "usage": model.Usage{PromptTokens: est, CompletionTokens: 20}, "stop_reason": "end"})
 				r.transcript = r.transcript[:200]

@@ -37,7 +37,7 @@ func TestBudgets(t *testing.T) {
 	mid3 := bigSkill(t, pkgs, "mid-three", 900)
 	sandbox := t.TempDir()
 	hugeDir := pack.SandboxDir(huge.Name, huge.ID)
-	m := &stepModel{t: t, steps: []step{
+	m := script(t,
 		do(agent.ActivateSkill, map[string]string{"skill_name": "huge"}),
 		func(t *testing.T, req *model.Request) *model.Response {
 			c := req.Messages[len(req.Messages)-1].Content
@@ -60,7 +60,7 @@ func TestBudgets(t *testing.T) {
 			}
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
-	}}
+	)
 	a, err := agent.New(agent.Config{Model: m, Window: 10000, Tokenizer: runeCounter{}, Skills: []agent.Skill{huge, mid1, mid2, mid3}, Packages: pkgs, Sandbox: sandbox})
 	if err != nil {
 		t.Fatal(err)
@@ -94,12 +94,12 @@ func TestCatalogBudget(t *testing.T) {
 		{(size(1) - 1) * 50, "descriptions shortened to 200 characters", "Does a very"},
 		{(size(3) - 1) * 50, "names only", "- skill-098\n- skill-099"},
 	} {
-		m := &stepModel{t: t, steps: []step{func(t *testing.T, req *model.Request) *model.Response {
+		m := script(t, func(t *testing.T, req *model.Request) *model.Response {
 			if !strings.Contains(req.System, tt.has) {
 				t.Errorf("window %d: catalog lacks %q", tt.window, tt.has)
 			}
 			return &model.Response{Message: model.Message{Content: "ok"}}
-		}}}
+		})
 		a, _ := agent.New(agent.Config{Model: m, Window: tt.window, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs})
 		events := collect(t, a, agent.Task{ID: "t", Input: "x"})
 		short := ofType(events, agent.EventCatalogShortened)
@@ -117,7 +117,7 @@ func TestLargeOutputs(t *testing.T) {
 	long := strings.Repeat("0123456789", 2500) // 25,000 characters
 	writeFile(t, filepath.Join(sandbox, "big.txt"), long)
 	var id string
-	m := &stepModel{t: t, steps: []step{
+	m := script(t,
 		do(agent.ToolReadFile, map[string]string{"path": "big.txt"}),
 		func(t *testing.T, req *model.Request) *model.Response {
 			c := req.Messages[len(req.Messages)-1].Content
@@ -135,7 +135,7 @@ func TestLargeOutputs(t *testing.T) {
 			}
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
-	}}
+	)
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sandbox})
 	collect(t, a, agent.Task{ID: "t", Input: "x"})
 	if id == "" {
@@ -145,7 +145,7 @@ func TestLargeOutputs(t *testing.T) {
 
 func TestApprovalAndSandboxEscape(t *testing.T) {
 	sandbox := t.TempDir()
-	m := &stepModel{t: t, steps: []step{
+	m := script(t,
 		do(agent.ToolWriteFile, map[string]string{"path": "out/report.md", "content": "# Report\n"},
 			agent.ToolReadFile, map[string]string{"path": "../../etc/passwd"},
 			agent.ToolShell, map[string]any{"command": "sleep 5", "timeout_s": 1}),
@@ -162,7 +162,7 @@ func TestApprovalAndSandboxEscape(t *testing.T) {
 			}
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
-	}}
+	)
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sandbox, Approver: agent.ApproveAll{},
 		Policy: policyRequire("write_*")})
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
@@ -195,7 +195,7 @@ func TestStorageAndMaterializationFailures(t *testing.T) {
 	flaky.failures.Store(2)
 	sandbox := t.TempDir()
 	writeFile(t, filepath.Join(sandbox, "skills"), "a file where the skills folder should be")
-	m := &stepModel{t: t, steps: []step{
+	m := script(t,
 		do(agent.ActivateSkill, map[string]string{"skill_name": "csv-inspector"}),
 		func(t *testing.T, req *model.Request) *model.Response {
 			c := req.Messages[len(req.Messages)-1]
@@ -212,7 +212,7 @@ func TestStorageAndMaterializationFailures(t *testing.T) {
 			}
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
-	}}
+	)
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv, notes}, Packages: flaky,
 		Sandbox: sandbox, StorageRetry: 300 * time.Millisecond})
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
@@ -228,7 +228,7 @@ func TestStorageAndMaterializationFailures(t *testing.T) {
 func TestNoSandbox(t *testing.T) {
 	pkgs := &agent.MemoryPackages{}
 	huge := bigSkill(t, pkgs, "huge", 5000)
-	m := &stepModel{t: t, steps: []step{
+	m := script(t,
 		func(t *testing.T, req *model.Request) *model.Response {
 			if names := toolNames(req); len(names) != 2 {
 				t.Errorf("without a sandbox only activate_skill and read_tool_output: %v", names)
@@ -250,7 +250,7 @@ func TestNoSandbox(t *testing.T) {
 			}
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
-	}}
+	)
 	a, _ := agent.New(agent.Config{Model: m, Window: 10000, Tokenizer: runeCounter{}, Skills: []agent.Skill{huge}, Packages: pkgs})
 	collect(t, a, agent.Task{ID: "t", Input: "x"})
 }

@@ -7,16 +7,15 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
-	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/policy"
 )
 
 // callTool gates and runs one tool call and appends its result. Every call
 // is checked again with the same policy that chose what was offered
 // (defense in depth); a tool that was not offered is unknown to the model.
-func (r *run) callTool(ctx context.Context, offered map[string]*tool.Tool, call model.ToolCall) {
+func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	r.emit(ctx, EventToolCall, map[string]any{"tool": call.Name, "call_id": call.ID, "arguments_chars": len(call.Arguments)})
-	t, ok := offered[call.Name]
+	t, ok := r.offered[call.Name]
 	if !ok {
 		// A tool the policy withheld is as unknown to the model as one
 		// that does not exist; the event says why.
@@ -46,7 +45,7 @@ func (r *run) callTool(ctx context.Context, offered map[string]*tool.Tool, call 
 		var id string
 		out, id, err = offload(ctx, r.cfg.Outputs, out)
 		if id != "" {
-			r.emit(ctx, EventToolResult+".offloaded", map[string]any{"tool": call.Name, "call_id": call.ID, "output_id": id})
+			r.emit(ctx, EventToolOffloaded, map[string]any{"tool": call.Name, "call_id": call.ID, "output_id": id})
 		}
 	}
 	skill := ""

@@ -17,6 +17,7 @@ const (
 	EventLLMCallCompleted  = "llm.call.completed"
 	EventToolCall          = "tool.call"
 	EventToolResult        = "tool.result"
+	EventToolOffloaded     = "tool.result.offloaded"
 	EventToolDenied        = "tool.denied"
 	EventApprovalRequested = "tool.approval.requested"
 	EventApprovalDecided   = "tool.approval.decided"

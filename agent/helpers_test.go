@@ -1,14 +1,9 @@
 package agent_test
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"iter"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/skilld/skilld"
@@ -27,54 +22,23 @@ func (runeCounter) Count(s string) int { return (len([]rune(s)) + 3) / 4 }
 // step answers one model request; it may inspect the request.
 type step func(t *testing.T, req *model.Request) *model.Response
 
-// stepModel is a model.Model that plays steps in order and records every
+// script is a model playing steps in order, each given t; it records every
 // request it received.
-type stepModel struct {
-	t     *testing.T
-	mu    sync.Mutex
-	steps []step
-	reqs  []*model.Request
-}
-
-func (m *stepModel) Generate(_ context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
-	return func(yield func(*model.Chunk, error) bool) {
-		m.mu.Lock()
-		n := len(m.reqs)
-		m.reqs = append(m.reqs, req)
-		m.mu.Unlock()
-		if n >= len(m.steps) {
-			yield(nil, skilld.Errorf(skilld.EINVALID, "script exhausted after %d requests", n))
-			return
-		}
-		resp := m.steps[n](m.t, req)
-		if resp.StopReason == "" {
-			resp.StopReason = model.StopEnd
-			if len(resp.Message.ToolCalls) > 0 {
-				resp.StopReason = model.StopToolCalls
-			}
-		}
-		resp.Message.Role = model.RoleAssistant
-		yield(&model.Chunk{Response: resp}, nil)
+func script(t *testing.T, steps ...step) *model.Scripted {
+	ss := make([]model.Step, len(steps))
+	for i, st := range steps {
+		ss[i] = model.Step{Func: func(req *model.Request) (*model.Response, error) { return st(t, req), nil }}
 	}
+	return model.NewScripted(ss...)
 }
-
-var callN int
 
 // calls makes an assistant response calling tools: name, args pairs.
 func calls(pairs ...any) *model.Response {
 	var tcs []model.ToolCall
 	for i := 0; i < len(pairs); i += 2 {
-		callN++
-		args, _ := json.Marshal(pairs[i+1])
-		tcs = append(tcs, model.ToolCall{ID: fmt.Sprintf("call_%d", callN), Name: pairs[i].(string), Arguments: args})
+		tcs = append(tcs, model.Call(pairs[i].(string), pairs[i+1]))
 	}
 	return &model.Response{Message: model.Message{ToolCalls: tcs}, Usage: model.Usage{PromptTokens: 100, CompletionTokens: 10}}
-}
-
-func say(text string) step {
-	return func(*testing.T, *model.Request) *model.Response {
-		return &model.Response{Message: model.Message{Content: text}}
-	}
 }
 
 func do(pairs ...any) step {

@@ -45,28 +45,38 @@ type fileStat struct {
 }
 
 // copyFrom returns the directory holding a verified copy of pkg, building
-// it when missing or changed.
+// it when missing or changed. An entry's fields are read only after its
+// once has run (another task may be building it), and the check of an
+// existing copy happens outside the lock, so activations of other packages
+// do not wait on its file system calls.
 func (c *SkillCache) copyFrom(pkg *pack.Package) (*cacheEntry, error) {
-	c.mu.Lock()
-	if c.entries == nil {
-		c.entries = map[string]*cacheEntry{}
-	}
-	e := c.entries[pkg.Digest()]
-	if e != nil && e.err == nil && !e.intact() {
-		e = nil
-	}
-	if e == nil {
-		e = &cacheEntry{}
-		c.entries[pkg.Digest()] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.err = e.build(c.Dir, pkg) })
-	if e.err != nil {
+	digest := pkg.Digest()
+	for {
 		c.mu.Lock()
-		delete(c.entries, pkg.Digest())
+		if c.entries == nil {
+			c.entries = map[string]*cacheEntry{}
+		}
+		e := c.entries[digest]
+		if e == nil {
+			e = &cacheEntry{}
+			c.entries[digest] = e
+		}
 		c.mu.Unlock()
+		built := false
+		e.once.Do(func() { built, e.err = true, e.build(c.Dir, pkg) })
+		if e.err == nil && (built || e.intact()) {
+			return e, nil
+		}
+		c.mu.Lock()
+		if c.entries[digest] == e {
+			delete(c.entries, digest)
+		}
+		c.mu.Unlock()
+		if e.err != nil {
+			return e, e.err
+		}
+		// The cached copy changed: the next round builds a new one.
 	}
-	return e, e.err
 }
 
 func (e *cacheEntry) build(root string, pkg *pack.Package) error {

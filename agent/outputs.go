@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
@@ -69,7 +70,7 @@ func (o BlobOutputs) Get(ctx context.Context, id string) (string, error) {
 // offload replaces a long output by its head and tail and an id to read
 // the rest with.
 func offload(ctx context.Context, o Outputs, text string) (string, string, error) {
-	if len([]rune(text)) <= OffloadThreshold {
+	if utf8.RuneCountInString(text) <= OffloadThreshold {
 		return text, "", nil
 	}
 	id, err := o.Put(ctx, text)

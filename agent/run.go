@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,17 +56,12 @@ type run struct {
 	active       map[string]*activation
 	activeTokens int
 	tools        []*tool.Tool // every tool of the run, before policy
-	// Computed once per run: what every request repeats.
-	catalog       string
-	catalogTokens int
-	instrTokens   int
-	specs         map[string]specCache
-}
-
-// specCache is a tool's spec as sent to the model, with its token count.
-type specCache struct {
-	spec   model.ToolSpec
-	tokens int
+	// Set once by prepare, since the tools, the policy and the disclosed
+	// skills are fixed at start: what every request repeats.
+	offered     map[string]*tool.Tool // the tools the model may call
+	system      string
+	specs       []model.ToolSpec // the offered tools, in a stable order
+	fixedTokens int              // the system prompt's and the specs' tokens
 }
 
 // Run executes the task and streams its events, each appended to the task
@@ -73,7 +69,7 @@ type specCache struct {
 // task.failed; an error is yielded only when the log itself fails.
 func (a *Agent) Run(ctx context.Context, task Task) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := &run{cfg: a.cfg, task: task, yield: yield, byName: map[string]Skill{}, active: map[string]*activation{}, instrTokens: -1}
+		r := &run{cfg: a.cfg, task: task, yield: yield, byName: map[string]Skill{}, active: map[string]*activation{}}
 		r.main(ctx)
 	}
 }
@@ -88,17 +84,30 @@ func (r *run) emit(ctx context.Context, typ string, data map[string]any) {
 	if data == nil {
 		data = map[string]any{}
 	}
-	payload, err := json.Marshal(Event{Type: typ, TaskID: r.task.ID, Data: data})
+	if seq, at, ok := r.appendLog(ctx, KindEvent, Event{Type: typ, TaskID: r.task.ID, Data: data}); ok {
+		r.deliver(Event{Type: typ, TaskID: r.task.ID, Seq: seq, Time: at, Data: data})
+	}
+}
+
+// appendLog appends v to the task log as JSON; when that fails the run
+// fails and ok is false.
+func (r *run) appendLog(ctx context.Context, kind string, v any) (seq int64, at time.Time, ok bool) {
+	payload, err := json.Marshal(v)
 	if err != nil {
 		r.fail(err)
-		return
+		return 0, time.Time{}, false
 	}
-	seq, at, err := r.cfg.Log.Append(context.WithoutCancel(ctx), KindEvent, payload)
+	seq, at, err = r.cfg.Log.Append(context.WithoutCancel(ctx), kind, payload)
 	if err != nil {
 		r.fail(fmt.Errorf("appending to the task log: %w", err))
-		return
+		return 0, time.Time{}, false
 	}
-	if !r.yield(Event{Type: typ, TaskID: r.task.ID, Seq: seq, Time: at, Data: data}, nil) {
+	return seq, at, true
+}
+
+// deliver hands an event to the consumer, noting when it stops reading.
+func (r *run) deliver(ev Event) {
+	if !r.yield(ev, nil) {
 		r.stopped = true
 	}
 }
@@ -117,18 +126,8 @@ func (r *run) addMessage(ctx context.Context, m model.Message, skill string) {
 	}
 	e := entry{msg: m, tokens: messageTokens(r.cfg.Tokenizer, m), skill: skill}
 	r.transcript = append(r.transcript, e)
-	payload, err := json.Marshal(logMessage{Message: m, Skill: skill, Tokens: e.tokens})
-	if err != nil {
-		r.fail(err)
-		return
-	}
-	seq, at, err := r.cfg.Log.Append(context.WithoutCancel(ctx), KindMessage, payload)
-	if err != nil {
-		r.fail(fmt.Errorf("appending to the task log: %w", err))
-		return
-	}
-	if !r.yield(messageEvent(r.task.ID, seq, at, m, skill, e.tokens), nil) {
-		r.stopped = true
+	if seq, at, ok := r.appendLog(ctx, KindMessage, logMessage{Message: m, Skill: skill, Tokens: e.tokens}); ok {
+		r.deliver(messageEvent(r.task.ID, seq, at, m, skill, e.tokens))
 	}
 }
 
@@ -190,8 +189,7 @@ func (r *run) main(ctx context.Context) {
 			r.finish(ctx, skilld.Errorf(skilld.EUNAVAILABLE, "task cancelled: %v", err))
 			return
 		}
-		offered := r.offered()
-		req, estimate := r.request(offered)
+		req, estimate := r.request()
 		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": estimate})
 		resp, err := model.Collect(ctx, r.cfg.Model, req)
 		if err != nil {
@@ -212,7 +210,7 @@ func (r *run) main(ctx context.Context) {
 			if r.stopped {
 				return
 			}
-			r.callTool(ctx, offered, call)
+			r.callTool(ctx, call)
 		}
 	}
 	if !r.stopped {
@@ -224,69 +222,48 @@ func (r *run) finish(ctx context.Context, err error) {
 	r.emit(ctx, EventTaskFailed, map[string]any{"error": skilld.ErrorMessage(err), "code": skilld.ErrorCode(err), "detail": err.Error()})
 }
 
-// offered returns the tools the model may call in the next request: every
-// tool the policy does not deny (control-flow tools always). When the
-// policy denies activate_skill, the catalog goes with it.
-func (r *run) offered() map[string]*tool.Tool {
-	out := make(map[string]*tool.Tool, len(r.tools))
-	for _, t := range r.tools {
-		if controlFlow(t.Name) || r.cfg.Policy.Decide(t.Name).Decision != policy.Deny {
-			out[t.Name] = t
-		}
-	}
-	return out
-}
-
-// prepare renders what stays the same for the whole run: the catalog
-// (the disclosed skills are fixed at start) and the tools' specs, each
-// with its token count, so a request costs no rendering or tokenizing.
+// prepare settles what stays the same for the whole run, so a request
+// costs no policy checks, rendering or tokenizing: the offered tools (every
+// tool the policy does not deny, control-flow tools always) with their
+// specs, and the system prompt, which is the instruction and, when
+// activate_skill is offered, the catalog of the disclosed skills.
 func (r *run) prepare(ctx context.Context) {
-	r.specs = make(map[string]specCache, len(r.tools))
+	r.offered = make(map[string]*tool.Tool, len(r.tools))
+	r.system, r.fixedTokens = r.cfg.Instruction, r.count(r.cfg.Instruction)
 	for _, t := range r.tools {
+		if !controlFlow(t.Name) && r.cfg.Policy.Decide(t.Name).Decision == policy.Deny {
+			continue
+		}
+		r.offered[t.Name] = t
 		schema, _ := json.Marshal(t.Schema)
-		spec := model.ToolSpec{Name: t.Name, Description: t.Description, Schema: schema}
-		r.specs[t.Name] = specCache{spec: spec, tokens: r.count(t.Name) + r.count(t.Description) + r.count(string(schema))}
+		r.specs = append(r.specs, model.ToolSpec{Name: t.Name, Description: t.Description, Schema: schema})
+		r.fixedTokens += r.count(t.Name) + r.count(t.Description) + r.count(string(schema))
 	}
 	if len(r.disclosed) == 0 {
 		return
 	}
 	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
 	text, level, tokens := renderCatalog(r.disclosed, budget, r.count)
-	r.catalog, r.catalogTokens = text, tokens
 	if level > catalogFull {
 		r.emit(ctx, EventCatalogShortened, map[string]any{"level": catalogLevelNames[level], "tokens": tokens, "budget": budget, "over_budget": tokens > budget})
 	}
+	// When the policy denies activate_skill, the catalog goes with it.
+	if _, ok := r.offered[ActivateSkill]; ok {
+		r.system = strings.TrimSpace(r.system + "\n\n" + text)
+		r.fixedTokens += tokens
+	}
 }
 
-// request builds the next model request: the instruction and (when
-// activate_skill is offered) the catalog as the system prompt, the
-// transcript, and the offered tools in a stable order. It returns the
-// request's estimated size in tokens from the cached counts.
-func (r *run) request(offered map[string]*tool.Tool) (*model.Request, int) {
-	system := r.cfg.Instruction
-	tokens := r.instructionTokens()
-	if _, ok := offered[ActivateSkill]; ok && r.catalog != "" {
-		system = strings.TrimSpace(system + "\n\n" + r.catalog)
-		tokens += r.catalogTokens
-	}
-	req := &model.Request{Model: r.cfg.ModelName, System: system, MaxTokens: r.cfg.MaxTokens, Messages: make([]model.Message, len(r.transcript))}
+// request builds the next model request: the prepared system prompt and
+// tools around the transcript. It returns the request's estimated size in
+// tokens from the cached counts.
+func (r *run) request() (*model.Request, int) {
+	req := &model.Request{Model: r.cfg.ModelName, System: r.system, MaxTokens: r.cfg.MaxTokens,
+		Messages: make([]model.Message, len(r.transcript)), Tools: slices.Clip(r.specs)}
+	tokens := r.fixedTokens
 	for i, e := range r.transcript {
 		req.Messages[i] = e.msg
 		tokens += e.tokens
 	}
-	for _, t := range r.tools {
-		if _, ok := offered[t.Name]; ok {
-			sc := r.specs[t.Name]
-			req.Tools = append(req.Tools, sc.spec)
-			tokens += sc.tokens
-		}
-	}
 	return req, tokens
-}
-
-func (r *run) instructionTokens() int {
-	if r.instrTokens < 0 {
-		r.instrTokens = r.count(r.cfg.Instruction)
-	}
-	return r.instrTokens
 }

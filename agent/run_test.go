@@ -26,8 +26,7 @@ func TestProgressiveDisclosure(t *testing.T) {
 	sandbox := t.TempDir()
 	dir := pack.SandboxDir(csv.Name, csv.ID)
 
-	m := &stepModel{t: t}
-	m.steps = []step{
+	m := script(t,
 		func(t *testing.T, req *model.Request) *model.Response {
 			for _, want := range []string{"## Available skills", "- csv-inspector: Summarize a CSV file", "- release-notes:", "scripts/csv-summary.sh"} {
 				if !strings.Contains(req.System, want) {
@@ -81,7 +80,7 @@ func TestProgressiveDisclosure(t *testing.T) {
 			}
 			return &model.Response{Message: model.Message{Content: "The file has 3 rows."}}
 		},
-	}
+	)
 	log := &agent.MemoryLog{}
 	a, err := agent.New(agent.Config{
 		Model: m, Instruction: "You analyse data.", Window: 128000, Tokenizer: runeCounter{},
@@ -92,8 +91,8 @@ func TestProgressiveDisclosure(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := collect(t, a, agent.Task{ID: "task-1", Input: "How many rows has data.csv?"})
-	if len(m.reqs) != 4 {
-		t.Fatalf("%d model requests, want 4", len(m.reqs))
+	if n := len(m.Requests()); n != 4 {
+		t.Fatalf("%d model requests, want 4", n)
 	}
 
 	// Events: in order, gap-free, the same as the log.
@@ -149,7 +148,7 @@ func TestPolicyAndWithheld(t *testing.T) {
 	csv := loadSkill(t, pkgs, exampleDir("csv-inspector"), "a")
 	notes := loadSkill(t, pkgs, exampleDir("release-notes"), "b")
 	notes.Withheld = `install policy rule 1 (deny registry "github")`
-	m := &stepModel{t: t, steps: []step{
+	m := script(t,
 		func(t *testing.T, req *model.Request) *model.Response {
 			names := toolNames(req)
 			if slices.Contains(names, agent.ToolShell) {
@@ -179,7 +178,7 @@ func TestPolicyAndWithheld(t *testing.T) {
 			}
 			return &model.Response{Message: model.Message{Content: "done"}}
 		},
-	}}
+	)
 	a, err := agent.New(agent.Config{
 		Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv, notes}, Packages: pkgs, Sandbox: t.TempDir(),
 		Policy: policy.Merge(policy.Level{Name: "workspace", Policy: skilld.ToolPolicy{Denied: []string{"shell", "read_*"}, RequireApproval: []string{"write_*"}}}),
@@ -211,12 +210,12 @@ func toolNames(req *model.Request) []string {
 func TestActivateDeniedHidesCatalog(t *testing.T) {
 	pkgs := &agent.MemoryPackages{}
 	csv := loadSkill(t, pkgs, exampleDir("csv-inspector"), "a")
-	m := &stepModel{t: t, steps: []step{func(t *testing.T, req *model.Request) *model.Response {
+	m := script(t, func(t *testing.T, req *model.Request) *model.Response {
 		if strings.Contains(req.System, "Available skills") || slices.Contains(toolNames(req), agent.ActivateSkill) {
 			t.Errorf("catalog or activate_skill offered although denied:\n%s %v", req.System, toolNames(req))
 		}
 		return &model.Response{Message: model.Message{Content: "ok"}}
-	}}}
+	})
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv}, Packages: pkgs,
 		Policy: policy.Merge(policy.Level{Name: "agent", Policy: skilld.ToolPolicy{Denied: []string{"activate_*"}}})})
 	collect(t, a, agent.Task{ID: "t", Input: "x"})

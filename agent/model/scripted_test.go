@@ -10,23 +10,8 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/model/internal/modeltest"
 )
-
-func collect(t *testing.T, m model.Model, req *model.Request) ([]string, *model.Response, error) {
-	t.Helper()
-	var texts []string
-	for c, err := range m.Generate(context.Background(), req) {
-		if err != nil {
-			return texts, nil, err
-		}
-		if c.Response != nil {
-			return texts, c.Response, nil
-		}
-		texts = append(texts, c.Text)
-	}
-	t.Fatal("no response and no error")
-	return nil, nil, nil
-}
 
 func TestScriptedStepsInOrder(t *testing.T) {
 	s := model.NewScripted(
@@ -34,7 +19,7 @@ func TestScriptedStepsInOrder(t *testing.T) {
 		model.Reply("The file has 3 rows."),
 	)
 	req := &model.Request{System: "sys", Messages: []model.Message{{Role: model.RoleUser, Content: "inspect data.csv"}}}
-	texts, resp, err := collect(t, s, req)
+	texts, resp, err := modeltest.Stream(t, s, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +37,7 @@ func TestScriptedStepsInOrder(t *testing.T) {
 	// The runtime appends to and reuses its slices; the record must not move.
 	req.Messages = append(req.Messages, resp.Message, model.Message{Role: model.RoleTool, ToolCallID: "call_1_1", Content: "<skill_content>"})
 	req.Messages[0].Content = "changed"
-	_, resp, err = collect(t, s, req)
+	_, resp, err = modeltest.Stream(t, s, req)
 	if err != nil || resp.Message.Content != "The file has 3 rows." || resp.StopReason != model.StopEnd {
 		t.Fatalf("%v %+v", err, resp)
 	}
@@ -61,7 +46,7 @@ func TestScriptedStepsInOrder(t *testing.T) {
 		t.Errorf("recorded requests %+v", reqs)
 	}
 
-	_, _, err = collect(t, s, req)
+	_, _, err = modeltest.Stream(t, s, req)
 	if skilld.ErrorCode(err) != skilld.EINVALID || !strings.Contains(err.Error(), "2 steps") || !strings.Contains(err.Error(), "request 3") {
 		t.Errorf("after the script: %v", err)
 	}
@@ -82,14 +67,14 @@ func TestScriptedFuncSteps(t *testing.T) {
 		model.Step{Func: func(*model.Request) (*model.Response, error) { return nil, limited }},
 		model.Step{Func: func(*model.Request) (*model.Response, error) { return nil, errors.New("boom") }},
 	)
-	_, resp, err := collect(t, s, &model.Request{Tools: []model.ToolSpec{{Name: "activate_skill"}}})
+	_, resp, err := modeltest.Stream(t, s, &model.Request{Tools: []model.ToolSpec{{Name: "activate_skill"}}})
 	if err != nil || resp.Message.Content != "ok" || resp.Usage.PromptTokens != 7 || resp.Message.Role != model.RoleAssistant {
 		t.Fatalf("%v %+v", err, resp)
 	}
-	if _, _, err := collect(t, s, &model.Request{}); err != limited {
+	if _, _, err := modeltest.Stream(t, s, &model.Request{}); err != limited {
 		t.Errorf("a step's *skilld.Error must pass through unchanged: %v", err)
 	}
-	if _, _, err := collect(t, s, &model.Request{}); skilld.ErrorCode(err) != skilld.EINTERNAL || !strings.Contains(err.Error(), "step 3: boom") {
+	if _, _, err := modeltest.Stream(t, s, &model.Request{}); skilld.ErrorCode(err) != skilld.EINTERNAL || !strings.Contains(err.Error(), "step 3: boom") {
 		t.Errorf("plain error: %v", err)
 	}
 }

@@ -120,14 +120,3 @@ func Text(v any) (string, error) {
 	}
 	return string(b), nil
 }
-
-// Filter keeps the tools for which keep returns true.
-func Filter(tools []*Tool, keep func(*Tool) bool) []*Tool {
-	var out []*Tool
-	for _, t := range tools {
-		if keep(t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}

@@ -74,13 +74,14 @@ func New(cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	retries := adapt.Retries(cfg.MaxRetries)
 	opts := []option.RequestOption{
 		// The provider package reads the environment; the adapter uses
 		// exactly its config (no ANTHROPIC_* or profile files behind the
 		// caller's back).
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(base),
-		option.WithMaxRetries(adapt.Retries(cfg.MaxRetries)),
+		option.WithMaxRetries(retries),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
@@ -97,7 +98,7 @@ func New(cfg Config) (*Model, error) {
 		model:     cfg.Model,
 		apiKey:    cfg.APIKey,
 		maxTokens: maxTokens,
-		retries:   adapt.Retries(cfg.MaxRetries),
+		retries:   retries,
 	}, nil
 }
 

@@ -6,59 +6,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/model/anthropic"
+	"github.com/skilld/skilld/agent/model/internal/modeltest"
 )
 
-// server is a Messages API endpoint answering each POST /v1/messages with
-// the next reply (the last one repeats); it records what it was sent.
-type server struct {
-	mu      sync.Mutex
-	replies []func(w http.ResponseWriter)
-	bodies  []map[string]any
-	headers []http.Header
-	srv     *httptest.Server
-}
-
-func newServer(t *testing.T, replies ...func(w http.ResponseWriter)) *server {
-	s := &server{replies: replies}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusTeapot)
-			return
-		}
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v", err)
-		}
-		s.mu.Lock()
-		n := len(s.bodies)
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.mu.Unlock()
-		s.replies[min(n, len(s.replies)-1)](w)
-	}))
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-func (s *server) body(i int) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.bodies[i]
+// newServer is an endpoint of this provider's API; see modeltest.Server.
+func newServer(t *testing.T, replies ...func(w http.ResponseWriter)) *modeltest.Server {
+	return modeltest.NewServer(t, "/v1/messages", replies...)
 }
 
 // sse writes events as the Messages API streams them: an event line, a data
@@ -117,29 +76,13 @@ func status(code int, errType, msg string, header ...string) func(w http.Respons
 	}
 }
 
-func newModel(t *testing.T, s *server, retries int) *anthropic.Model {
+func newModel(t *testing.T, s *modeltest.Server, retries int) *anthropic.Model {
 	t.Helper()
-	m, err := anthropic.New(anthropic.Config{BaseURL: s.srv.URL, APIKey: "sk-ant-test-secret-key", Model: "claude-sonnet-4-5", MaxRetries: retries})
+	m, err := anthropic.New(anthropic.Config{BaseURL: s.URL, APIKey: "sk-ant-test-secret-key", Model: "claude-sonnet-4-5", MaxRetries: retries})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func generate(t *testing.T, m model.Model, req *model.Request) ([]string, *model.Response, error) {
-	t.Helper()
-	var texts []string
-	for c, err := range m.Generate(context.Background(), req) {
-		if err != nil {
-			return texts, nil, err
-		}
-		if c.Response != nil {
-			return texts, c.Response, nil
-		}
-		texts = append(texts, c.Text)
-	}
-	t.Fatal("the stream ended without a response or an error")
-	return nil, nil, nil
 }
 
 var weatherTool = model.ToolSpec{
@@ -156,7 +99,7 @@ func TestToolUseSplitAcrossDeltas(t *testing.T) {
 		toolBlock(1, "toolu_01T1x1fJ34qAmk2tNTrN7Up6", "get_weather", "", `{"ci`, `ty": "San`, ` Francisco"}`),
 		finish("tool_use", 89),
 	))
-	texts, resp, err := generate(t, newModel(t, s, 0), &model.Request{
+	texts, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{
 		System:   "You are terse.",
 		Messages: []model.Message{{Role: model.RoleUser, Content: "Weather in SF?"}},
 		Tools:    []model.ToolSpec{weatherTool},
@@ -175,7 +118,7 @@ func TestToolUseSplitAcrossDeltas(t *testing.T) {
 		t.Errorf("stop %q usage %+v", resp.StopReason, resp.Usage)
 	}
 
-	body := s.body(0)
+	body := s.Body(0)
 	if body["model"] != "claude-sonnet-4-5" || body["stream"] != true || body["max_tokens"] != 4096.0 {
 		t.Errorf("model %v stream %v max_tokens %v", body["model"], body["stream"], body["max_tokens"])
 	}
@@ -188,7 +131,7 @@ func TestToolUseSplitAcrossDeltas(t *testing.T) {
 	if got, _ := json.Marshal(body["tools"]); string(got) != `[{"description":"Weather for a city.","input_schema":{"additionalProperties":false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"},"name":"get_weather"}]` {
 		t.Errorf("tools %s", got)
 	}
-	h := s.headers[0]
+	h := s.Header(0)
 	if h.Get("Anthropic-Version") == "" {
 		t.Error("no anthropic-version header")
 	}
@@ -203,7 +146,7 @@ func TestTextAnswerWithCacheUsage(t *testing.T) {
 		textBlock(0, "Hello", ", world", "!"),
 		finish("end_turn", 12),
 	))
-	texts, resp, err := generate(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})
+	texts, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,10 +156,10 @@ func TestTextAnswerWithCacheUsage(t *testing.T) {
 	if resp.Usage != (model.Usage{PromptTokens: 3210, CompletionTokens: 12}) {
 		t.Errorf("usage %+v: the prompt is input + cache writes + cache reads", resp.Usage)
 	}
-	if _, ok := s.body(0)["system"]; ok {
+	if _, ok := s.Body(0)["system"]; ok {
 		t.Error("system sent without Request.System")
 	}
-	if _, ok := s.body(0)["tools"]; ok {
+	if _, ok := s.Body(0)["tools"]; ok {
 		t.Error("tools sent without Request.Tools")
 	}
 }
@@ -224,15 +167,15 @@ func TestTextAnswerWithCacheUsage(t *testing.T) {
 func TestMaxTokensStop(t *testing.T) {
 	s := newServer(t, sse(start(5), textBlock(0, "Once upon"), finish("max_tokens", 2)))
 	temp := 0.3
-	_, resp, err := generate(t, newModel(t, s, 0), &model.Request{MaxTokens: 2, Temperature: &temp, Messages: []model.Message{{Role: model.RoleUser, Content: "story"}}})
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{MaxTokens: 2, Temperature: &temp, Messages: []model.Message{{Role: model.RoleUser, Content: "story"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.StopReason != model.StopLength {
 		t.Errorf("stop %q", resp.StopReason)
 	}
-	if s.body(0)["max_tokens"] != 2.0 || s.body(0)["temperature"] != 0.3 {
-		t.Errorf("max_tokens %v temperature %v", s.body(0)["max_tokens"], s.body(0)["temperature"])
+	if s.Body(0)["max_tokens"] != 2.0 || s.Body(0)["temperature"] != 0.3 {
+		t.Errorf("max_tokens %v temperature %v", s.Body(0)["max_tokens"], s.Body(0)["temperature"])
 	}
 }
 
@@ -243,7 +186,7 @@ func TestMultipleToolUses(t *testing.T) {
 		toolBlock(1, "toolu_B", "get_weather", `{"city": "Ro`, `me"}`),
 		finish("tool_use", 40),
 	))
-	texts, resp, err := generate(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "Oslo and Rome"}}, Tools: []model.ToolSpec{weatherTool}})
+	texts, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "Oslo and Rome"}}, Tools: []model.ToolSpec{weatherTool}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +202,7 @@ func TestMultipleToolUses(t *testing.T) {
 // a user message that comes right after them.
 func TestMergedToolResults(t *testing.T) {
 	s := newServer(t, sse(start(1), textBlock(0, "ok"), finish("end_turn", 1)))
-	_, _, err := generate(t, newModel(t, s, 0), &model.Request{
+	_, _, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{
 		Messages: []model.Message{
 			{Role: model.RoleUser, Content: "Weather in Oslo and Rome?"},
 			{Role: model.RoleAssistant, Content: "Checking.", ToolCalls: []model.ToolCall{
@@ -279,7 +222,7 @@ func TestMergedToolResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := json.Marshal(s.body(0)["messages"])
+	got, _ := json.Marshal(s.Body(0)["messages"])
 	want := `[{"content":[{"text":"Weather in Oslo and Rome?","type":"text"}],"role":"user"},` +
 		`{"content":[{"text":"Checking.","type":"text"},` +
 		`{"id":"toolu_A","input":{"city":"Oslo"},"name":"get_weather","type":"tool_use"},` +
@@ -298,14 +241,14 @@ func TestMergedToolResults(t *testing.T) {
 
 func TestNoAPIKey(t *testing.T) {
 	s := newServer(t, sse(start(1), textBlock(0, "local"), finish("end_turn", 1)))
-	m, err := anthropic.New(anthropic.Config{BaseURL: s.srv.URL + "/v1", Model: "claude-sonnet-4-5"})
+	m, err := anthropic.New(anthropic.Config{BaseURL: s.URL + "/v1", Model: "claude-sonnet-4-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, resp, err := generate(t, m, &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}); err != nil || resp.Message.Content != "local" {
+	if _, resp, err := modeltest.Stream(t, m, &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}); err != nil || resp.Message.Content != "local" {
 		t.Fatalf("%v %+v", err, resp)
 	}
-	if h := s.headers[0]; h.Get("Authorization") != "" || h.Get("X-Api-Key") != "" {
+	if h := s.Header(0); h.Get("Authorization") != "" || h.Get("X-Api-Key") != "" {
 		t.Errorf("credentials sent without a configured key: %v", h)
 	}
 }

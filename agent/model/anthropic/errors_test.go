@@ -10,6 +10,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/model/anthropic"
+	"github.com/skilld/skilld/agent/model/internal/modeltest"
 )
 
 var hello = &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}
@@ -33,7 +34,7 @@ func TestErrorStatuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newServer(t, tt.reply)
-			_, _, err := generate(t, newModel(t, s, 3), hello)
+			_, _, err := modeltest.Stream(t, newModel(t, s, 3), hello)
 			t.Log(err)
 			if skilld.ErrorCode(err) != tt.code {
 				t.Fatalf("err %v (code %q), want %s", err, skilld.ErrorCode(err), tt.code)
@@ -46,8 +47,8 @@ func TestErrorStatuses(t *testing.T) {
 			if strings.Contains(err.Error(), "secret") {
 				t.Errorf("error %q shows the API key", err)
 			}
-			if s.requests() != 1 {
-				t.Errorf("%d requests: a %s must not be retried", s.requests(), tt.name)
+			if s.Requests() != 1 {
+				t.Errorf("%d requests: a %s must not be retried", s.Requests(), tt.name)
 			}
 		})
 	}
@@ -57,12 +58,12 @@ func TestRateLimitRetryAfterThenSuccess(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", "Retry-After", "1"), ok)
 	begin := time.Now()
-	_, resp, err := generate(t, newModel(t, s, 0), hello)
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), hello)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Message.Content != "fine" || s.requests() != 2 {
-		t.Errorf("content %q after %d requests", resp.Message.Content, s.requests())
+	if resp.Message.Content != "fine" || s.Requests() != 2 {
+		t.Errorf("content %q after %d requests", resp.Message.Content, s.Requests())
 	}
 	if d := time.Since(begin); d < 900*time.Millisecond {
 		t.Errorf("retried after %v: Retry-After: 1 not honored", d)
@@ -72,31 +73,31 @@ func TestRateLimitRetryAfterThenSuccess(t *testing.T) {
 func TestOverloadedThenSuccess(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(529, "overloaded_error", "Overloaded"), ok)
-	_, resp, err := generate(t, newModel(t, s, 0), hello)
-	if err != nil || resp.Message.Content != "fine" || s.requests() != 2 {
-		t.Fatalf("%v %+v after %d requests", err, resp, s.requests())
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), hello)
+	if err != nil || resp.Message.Content != "fine" || s.Requests() != 2 {
+		t.Fatalf("%v %+v after %d requests", err, resp, s.Requests())
 	}
 }
 
 func TestServerErrorForever(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(500, "api_error", "Internal server error"))
-	_, _, err := generate(t, newModel(t, s, 2), hello)
+	_, _, err := modeltest.Stream(t, newModel(t, s, 2), hello)
 	t.Log(err)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "3 attempts") {
 		t.Fatalf("err %v, want EUNAVAILABLE after 3 attempts", err)
 	}
-	if s.requests() != 3 {
-		t.Errorf("%d requests, want 1 + 2 retries", s.requests())
+	if s.Requests() != 3 {
+		t.Errorf("%d requests, want 1 + 2 retries", s.Requests())
 	}
 }
 
 func TestRateLimitedForever(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(429, "rate_limit_error", "slow down", "Retry-After-Ms", "10"))
-	_, _, err := generate(t, newModel(t, s, 1), hello)
-	if skilld.ErrorCode(err) != skilld.ERATELIMITED || s.requests() != 2 {
-		t.Fatalf("err %v after %d requests, want ERATELIMITED after 2", err, s.requests())
+	_, _, err := modeltest.Stream(t, newModel(t, s, 1), hello)
+	if skilld.ErrorCode(err) != skilld.ERATELIMITED || s.Requests() != 2 {
+		t.Fatalf("err %v after %d requests, want ERATELIMITED after 2", err, s.Requests())
 	}
 }
 
@@ -107,9 +108,9 @@ func TestOverloadedEventBeforeTextIsRetried(t *testing.T) {
 	s := newServer(t,
 		sse(start(5), ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)),
 		ok)
-	_, resp, err := generate(t, newModel(t, s, 0), hello)
-	if err != nil || resp.Message.Content != "fine" || s.requests() != 2 {
-		t.Fatalf("%v %+v after %d requests", err, resp, s.requests())
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), hello)
+	if err != nil || resp.Message.Content != "fine" || s.Requests() != 2 {
+		t.Fatalf("%v %+v after %d requests", err, resp, s.Requests())
 	}
 }
 
@@ -122,10 +123,10 @@ func TestErrorEventAfterText(t *testing.T) {
 			ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hal"}}`),
 			ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)),
 		ok)
-	texts, _, err := generate(t, newModel(t, s, 3), hello)
+	texts, _, err := modeltest.Stream(t, newModel(t, s, 3), hello)
 	t.Log(err)
-	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "Overloaded") || s.requests() != 1 {
-		t.Fatalf("err %v after %d requests", err, s.requests())
+	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "Overloaded") || s.Requests() != 1 {
+		t.Fatalf("err %v after %d requests", err, s.Requests())
 	}
 	if strings.Join(texts, "") != "Hal" {
 		t.Errorf("texts %q", texts)
@@ -135,7 +136,7 @@ func TestErrorEventAfterText(t *testing.T) {
 func TestStreamCutShort(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, sse(start(5), textBlock(0, "par")))
-	_, _, err := generate(t, newModel(t, s, 0), hello)
+	_, _, err := modeltest.Stream(t, newModel(t, s, 0), hello)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "message_stop") {
 		t.Fatalf("err %v", err)
 	}
@@ -144,8 +145,8 @@ func TestStreamCutShort(t *testing.T) {
 func TestConnectionRefused(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, ok)
-	url := s.srv.URL
-	s.srv.Close()
+	url := s.URL
+	s.Close()
 	m, _ := anthropic.New(anthropic.Config{BaseURL: url, Model: "m", MaxRetries: -1})
 	_, err := model.Collect(context.Background(), m, hello)
 	t.Log(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/model/internal/modeltest"
 	"github.com/skilld/skilld/agent/model/openai"
 )
 
@@ -60,14 +61,14 @@ func TestStopReadingEarly(t *testing.T) {
 func TestEmptyKeySendsNone(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-from-the-environment")
 	s := newServer(t, sse(chunk(delta(`{"content":"hi"}`, "stop"), "null")))
-	m, err := openai.New(openai.Config{BaseURL: s.srv.URL, Model: "llama3"})
+	m, err := openai.New(openai.Config{BaseURL: s.URL, Model: "llama3"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := generate(t, m, &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x"}}}); err != nil {
+	if _, _, err := modeltest.Stream(t, m, &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if h := s.headers[0].Get("Authorization"); h != "" {
+	if h := s.Header(0).Get("Authorization"); h != "" {
 		t.Errorf("Authorization %q sent without a configured key", h)
 	}
 }

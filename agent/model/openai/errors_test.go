@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/model/internal/modeltest"
 	"github.com/skilld/skilld/agent/model/openai"
 )
 
@@ -45,7 +46,7 @@ func TestErrorStatuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newServer(t, tt.reply)
-			_, _, err := generate(t, newModel(t, s, 3), hello)
+			_, _, err := modeltest.Stream(t, newModel(t, s, 3), hello)
 			t.Log(err)
 			if skilld.ErrorCode(err) != tt.code {
 				t.Fatalf("err %v (code %q), want %s", err, skilld.ErrorCode(err), tt.code)
@@ -58,8 +59,8 @@ func TestErrorStatuses(t *testing.T) {
 			if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "sk-test") {
 				t.Errorf("error %q shows the API key", err)
 			}
-			if s.requests() != 1 {
-				t.Errorf("%d requests: a %s must not be retried", s.requests(), tt.name)
+			if s.Requests() != 1 {
+				t.Errorf("%d requests: a %s must not be retried", s.Requests(), tt.name)
 			}
 		})
 	}
@@ -69,12 +70,12 @@ func TestRetryAfterSecondsThenSuccess(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(429, `{"error":{"message":"Rate limit reached for gpt-4o-mini","type":"requests","code":"rate_limit_exceeded"}}`, "Retry-After", "1"), ok)
 	start := time.Now()
-	_, resp, err := generate(t, newModel(t, s, 0), hello)
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), hello)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Message.Content != "fine" || s.requests() != 2 {
-		t.Errorf("content %q after %d requests", resp.Message.Content, s.requests())
+	if resp.Message.Content != "fine" || s.Requests() != 2 {
+		t.Errorf("content %q after %d requests", resp.Message.Content, s.Requests())
 	}
 	if d := time.Since(start); d < 900*time.Millisecond {
 		t.Errorf("retried after %v: Retry-After: 1 not honored", d)
@@ -86,7 +87,7 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 	at := time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
 	s := newServer(t, status(429, `{"error":{"message":"slow down"}}`, "Retry-After", at), ok)
 	start := time.Now()
-	if _, _, err := generate(t, newModel(t, s, 0), hello); err != nil {
+	if _, _, err := modeltest.Stream(t, newModel(t, s, 0), hello); err != nil {
 		t.Fatal(err)
 	}
 	// The date has one-second resolution, so the wait is 1–2 s.
@@ -98,31 +99,31 @@ func TestRetryAfterHTTPDate(t *testing.T) {
 func TestServerErrorThenSuccess(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(500, `{"error":{"message":"The server had an error while processing your request."}}`), ok)
-	_, resp, err := generate(t, newModel(t, s, 0), hello)
-	if err != nil || resp.Message.Content != "fine" || s.requests() != 2 {
-		t.Fatalf("%v %+v after %d requests", err, resp, s.requests())
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), hello)
+	if err != nil || resp.Message.Content != "fine" || s.Requests() != 2 {
+		t.Fatalf("%v %+v after %d requests", err, resp, s.Requests())
 	}
 }
 
 func TestServerErrorForever(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(503, `{"error":{"message":"overloaded"}}`))
-	_, _, err := generate(t, newModel(t, s, 2), hello)
+	_, _, err := modeltest.Stream(t, newModel(t, s, 2), hello)
 	t.Log(err)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "3 attempts") || !strings.Contains(err.Error(), "overloaded") {
 		t.Fatalf("err %v, want EUNAVAILABLE after 3 attempts", err)
 	}
-	if s.requests() != 3 {
-		t.Errorf("%d requests, want 1 + 2 retries", s.requests())
+	if s.Requests() != 3 {
+		t.Errorf("%d requests, want 1 + 2 retries", s.Requests())
 	}
 }
 
 func TestRateLimitedForever(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(429, `{"error":{"message":"quota"}}`, "Retry-After-Ms", "10"))
-	_, _, err := generate(t, newModel(t, s, 2), hello)
-	if skilld.ErrorCode(err) != skilld.ERATELIMITED || s.requests() != 3 {
-		t.Fatalf("err %v after %d requests, want ERATELIMITED after 3", err, s.requests())
+	_, _, err := modeltest.Stream(t, newModel(t, s, 2), hello)
+	if skilld.ErrorCode(err) != skilld.ERATELIMITED || s.Requests() != 3 {
+		t.Fatalf("err %v after %d requests, want ERATELIMITED after 3", err, s.Requests())
 	}
 }
 
@@ -144,8 +145,8 @@ func TestContextEndsWhileWaitingToRetry(t *testing.T) {
 func TestConnectionRefused(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, ok)
-	url := s.srv.URL
-	s.srv.Close()
+	url := s.URL
+	s.Close()
 	m, _ := openai.New(openai.Config{BaseURL: url, Model: "m", MaxRetries: -1})
 	_, err := model.Collect(context.Background(), m, hello)
 	t.Log(err)
@@ -157,7 +158,7 @@ func TestConnectionRefused(t *testing.T) {
 func TestErrorEventInStream(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, sse(chunk(delta(`{"content":"par"}`, ""), "null"), `{"error":{"message":"upstream model crashed","type":"server_error"}}`))
-	texts, _, err := generate(t, newModel(t, s, 0), hello)
+	texts, _, err := modeltest.Stream(t, newModel(t, s, 0), hello)
 	t.Log(err)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "upstream model crashed") {
 		t.Fatalf("err %v, want EUNAVAILABLE with the message", err)
@@ -170,7 +171,7 @@ func TestErrorEventInStream(t *testing.T) {
 func TestNotAStream(t *testing.T) {
 	t.Parallel()
 	s := newServer(t, status(200, `{"id":"x","object":"chat.completion","choices":[]}`))
-	_, _, err := generate(t, newModel(t, s, 0), hello)
+	_, _, err := modeltest.Stream(t, newModel(t, s, 0), hello)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "no stream chunks") {
 		t.Fatalf("err %v", err)
 	}

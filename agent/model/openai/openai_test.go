@@ -1,67 +1,21 @@
 package openai_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/model/internal/modeltest"
 	"github.com/skilld/skilld/agent/model/openai"
 )
 
-// server is an OpenAI-compatible endpoint answering each POST to
-// /v1/chat/completions with the next reply; it records what it was sent.
-type server struct {
-	t       *testing.T
-	mu      sync.Mutex
-	replies []func(w http.ResponseWriter)
-	bodies  []map[string]any
-	headers []http.Header
-	srv     *httptest.Server
-}
-
-func newServer(t *testing.T, replies ...func(w http.ResponseWriter)) *server {
-	s := &server{t: t, replies: replies}
-	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusTeapot)
-			return
-		}
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v", err)
-		}
-		s.mu.Lock()
-		n := len(s.bodies)
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.mu.Unlock()
-		if n >= len(s.replies) {
-			n = len(s.replies) - 1 // the last reply repeats ("forever")
-		}
-		s.replies[n](w)
-	}))
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-func (s *server) body(i int) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.bodies[i]
+// newServer is an endpoint of this provider's API; see modeltest.Server.
+func newServer(t *testing.T, replies ...func(w http.ResponseWriter)) *modeltest.Server {
+	return modeltest.NewServer(t, "/v1/chat/completions", replies...)
 }
 
 // sse writes data lines exactly as Chat Completions streams them, then
@@ -104,29 +58,13 @@ func delta(d string, finish string) string {
 
 const usageLast = `{"prompt_tokens":82,"completion_tokens":17,"total_tokens":99,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}`
 
-func newModel(t *testing.T, s *server, retries int) *openai.Model {
+func newModel(t *testing.T, s *modeltest.Server, retries int) *openai.Model {
 	t.Helper()
-	m, err := openai.New(openai.Config{BaseURL: s.srv.URL, APIKey: "sk-test-secret-key-123", Model: "gpt-4o-mini", MaxRetries: retries})
+	m, err := openai.New(openai.Config{BaseURL: s.URL, APIKey: "sk-test-secret-key-123", Model: "gpt-4o-mini", MaxRetries: retries})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func generate(t *testing.T, m model.Model, req *model.Request) ([]string, *model.Response, error) {
-	t.Helper()
-	var texts []string
-	for c, err := range m.Generate(context.Background(), req) {
-		if err != nil {
-			return texts, nil, err
-		}
-		if c.Response != nil {
-			return texts, c.Response, nil
-		}
-		texts = append(texts, c.Text)
-	}
-	t.Fatal("the stream ended without a response or an error")
-	return nil, nil, nil
 }
 
 var weatherTool = model.ToolSpec{
@@ -146,7 +84,7 @@ func TestToolCallSplitAcrossChunks(t *testing.T) {
 		chunk(`[]`, usageLast),
 	))
 	m := newModel(t, s, 0)
-	texts, resp, err := generate(t, m, &model.Request{
+	texts, resp, err := modeltest.Stream(t, m, &model.Request{
 		System:   "You are terse.",
 		Messages: []model.Message{{Role: model.RoleUser, Content: "Weather in Paris?"}},
 		Tools:    []model.ToolSpec{weatherTool},
@@ -168,7 +106,7 @@ func TestToolCallSplitAcrossChunks(t *testing.T) {
 		t.Errorf("usage %+v", resp.Usage)
 	}
 
-	body := s.body(0)
+	body := s.Body(0)
 	if body["model"] != "gpt-4o-mini" || body["stream"] != true {
 		t.Errorf("model %v stream %v", body["model"], body["stream"])
 	}
@@ -190,7 +128,7 @@ func TestToolCallSplitAcrossChunks(t *testing.T) {
 	if got, _ := json.Marshal(fn["parameters"]); string(got) != `{"additionalProperties":false,"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}` {
 		t.Errorf("parameters %s", got)
 	}
-	if h := s.headers[0].Get("Authorization"); h != "Bearer sk-test-secret-key-123" {
+	if h := s.Header(0).Get("Authorization"); h != "Bearer sk-test-secret-key-123" {
 		t.Errorf("Authorization %q", h)
 	}
 	if _, ok := body["max_tokens"]; ok {
@@ -211,7 +149,7 @@ func TestTextAnswer(t *testing.T) {
 		chunk(delta(`{}`, "stop"), "null"),
 		chunk(`[]`, usageLast),
 	))
-	texts, resp, err := generate(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})
+	texts, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,17 +162,17 @@ func TestTextAnswer(t *testing.T) {
 	if resp.Usage.PromptTokens != 82 {
 		t.Errorf("usage %+v", resp.Usage)
 	}
-	if _, ok := s.body(0)["tools"]; ok {
+	if _, ok := s.Body(0)["tools"]; ok {
 		t.Error("tools sent without Request.Tools")
 	}
-	if msgs := s.body(0)["messages"].([]any); len(msgs) != 1 {
+	if msgs := s.Body(0)["messages"].([]any); len(msgs) != 1 {
 		t.Errorf("messages %v: no system message expected", msgs)
 	}
 }
 
 func TestLengthStop(t *testing.T) {
 	s := newServer(t, sse(chunk(delta(`{"content":"Once upon"}`, "length"), "null"), chunk(`[]`, usageLast)))
-	_, resp, err := generate(t, newModel(t, s, 0), &model.Request{MaxTokens: 2, Messages: []model.Message{{Role: model.RoleUser, Content: "story"}}})
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{MaxTokens: 2, Messages: []model.Message{{Role: model.RoleUser, Content: "story"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +180,8 @@ func TestLengthStop(t *testing.T) {
 		t.Errorf("stop %q", resp.StopReason)
 	}
 	// Not api.openai.com: the field every compatible server knows.
-	if s.body(0)["max_tokens"] != 2.0 || s.body(0)["max_completion_tokens"] != nil {
-		t.Errorf("max tokens fields: %v / %v", s.body(0)["max_tokens"], s.body(0)["max_completion_tokens"])
+	if s.Body(0)["max_tokens"] != 2.0 || s.Body(0)["max_completion_tokens"] != nil {
+		t.Errorf("max tokens fields: %v / %v", s.Body(0)["max_tokens"], s.Body(0)["max_completion_tokens"])
 	}
 }
 
@@ -257,7 +195,7 @@ func TestMultipleToolCallsInterleaved(t *testing.T) {
 		chunk(delta(`{}`, "tool_calls"), "null"),
 		chunk(`[]`, usageLast),
 	))
-	texts, resp, err := generate(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "Oslo and Rome?"}}, Tools: []model.ToolSpec{weatherTool}})
+	texts, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "Oslo and Rome?"}}, Tools: []model.ToolSpec{weatherTool}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +219,7 @@ func TestEverythingInOneChunk(t *testing.T) {
 			`{"id":"b","type":"function","function":{"name":"read_file","arguments":{"path":"x"}}}]},"finish_reason":"stop"}]`,
 			`{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}`),
 	))
-	_, resp, err := generate(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "go"}}})
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "go"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +240,7 @@ func TestBrokenArgumentsStayValidJSON(t *testing.T) {
 	s := newServer(t, sse(
 		chunk(delta(`{"tool_calls":[{"index":0,"function":{"name":"get_weather","arguments":"{\"city\": \"Os"}}]}`, "length"), "null"),
 	))
-	_, resp, err := generate(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "go"}}})
+	_, resp, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "go"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +253,7 @@ func TestBrokenArgumentsStayValidJSON(t *testing.T) {
 func TestConversationMapping(t *testing.T) {
 	s := newServer(t, sse(chunk(delta(`{"content":"done"}`, "stop"), "null")))
 	temp := 0.2
-	_, _, err := generate(t, newModel(t, s, 0), &model.Request{
+	_, _, err := modeltest.Stream(t, newModel(t, s, 0), &model.Request{
 		Model:       "llama3.1:8b",
 		Temperature: &temp,
 		Messages: []model.Message{
@@ -333,7 +271,7 @@ func TestConversationMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := s.body(0)
+	body := s.Body(0)
 	if body["model"] != "llama3.1:8b" || body["temperature"] != 0.2 {
 		t.Errorf("model %v temperature %v", body["model"], body["temperature"])
 	}
