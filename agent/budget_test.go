@@ -143,6 +143,34 @@ func TestLargeOutputs(t *testing.T) {
 	}
 }
 
+// TestLargeActivationIsWhole: a SKILL.md over the tool-output threshold
+// but within its activation budget reaches the model whole, not offloaded.
+func TestLargeActivationIsWhole(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	sk := bigSkill(t, pkgs, "long", 2500) // about 10,000 characters
+	m := script(t,
+		do(agent.ActivateSkill, map[string]string{"skill_name": "long"}),
+		func(t *testing.T, req *model.Request) *model.Response {
+			c := req.Messages[len(req.Messages)-1].Content
+			if n := strings.Count(c, "word"); !strings.Contains(c, "OPENING LINE") || n < 2000 || strings.Contains(c, "read_tool_output") {
+				t.Errorf("activation of %d characters holds %d of 2000 words:\n%.300s", len(c), n, c)
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		},
+	)
+	a, err := agent.New(agent.Config{Model: m, Window: 128000, Tokenizer: runeCounter{}, Skills: []agent.Skill{sk}, Packages: pkgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
+	if off := ofType(events, agent.EventToolOffloaded); len(off) != 0 {
+		t.Errorf("activation offloaded: %+v", off)
+	}
+	if act := ofType(events, agent.EventSkillActivated); len(act) != 1 || act[0].Data["summarized"] != false {
+		t.Errorf("activations: %+v", act)
+	}
+}
+
 func TestApprovalAndSandboxEscape(t *testing.T) {
 	sandbox := t.TempDir()
 	m := script(t,

@@ -39,9 +39,11 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 		}
 	}
 	out, err := t.Call(ctx, call.Arguments)
-	if err == nil && call.Name != ToolReadToolOutput {
+	if err == nil && call.Name != ToolReadToolOutput && call.Name != ActivateSkill {
 		// read_tool_output pages are already bounded; offloading them
-		// again would send the model round in circles.
+		// again would send the model round in circles. Activations have
+		// their own budgets (a skill over its share is summarized with
+		// its sandbox path), and cutting one would lose instructions.
 		var id string
 		out, id, err = offload(ctx, r.cfg.Outputs, out)
 		if id != "" {
