@@ -100,14 +100,10 @@ func (l *Local) Recover(ctx context.Context) error {
 
 // Start runs a queued task in the background.
 func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
-	now := time.Now().UTC()
-	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning, StartedAt: &now}); err != nil {
+	runCtx, cancel, err := l.begin(ctx, context.WithoutCancel(ctx), t.ID)
+	if err != nil {
 		return err
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	l.mu.Lock()
-	l.running[t.ID] = &running{cancel: cancel, pending: map[string]chan bool{}}
-	l.mu.Unlock()
 	l.wg.Go(func() {
 		defer cancel()
 		l.run(runCtx, t, RunOptions{})
@@ -135,17 +131,28 @@ type RunOptions struct {
 // Run runs a queued task in the foreground (as `skilld run` does) and
 // returns its final status. Cancelling ctx cancels the task.
 func (l *Local) Run(ctx context.Context, t *skilld.Task, opts RunOptions) (*skilld.Task, error) {
-	now := time.Now().UTC()
-	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning, StartedAt: &now}); err != nil {
+	runCtx, cancel, err := l.begin(ctx, ctx, t.ID)
+	if err != nil {
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	l.mu.Lock()
-	l.running[t.ID] = &running{cancel: cancel, pending: map[string]chan bool{}}
-	l.mu.Unlock()
 	l.run(runCtx, t, opts)
 	return l.cfg.DB.TaskGet(context.WithoutCancel(ctx), &store.TaskGetParams{ID: t.ID})
+}
+
+// begin moves a queued task to running and registers it, so that Cancel
+// and Decide reach it. The run's context derives from parent: a background
+// run must outlive the request that started it, a foreground one must not.
+func (l *Local) begin(ctx, parent context.Context, taskID string) (context.Context, context.CancelFunc, error) {
+	now := time.Now().UTC()
+	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning, StartedAt: &now}); err != nil {
+		return nil, nil, err
+	}
+	runCtx, cancel := context.WithCancel(parent)
+	l.mu.Lock()
+	l.running[taskID] = &running{cancel: cancel, pending: map[string]chan bool{}}
+	l.mu.Unlock()
+	return runCtx, cancel, nil
 }
 
 // Wait blocks until every started task has finished.
@@ -314,10 +321,6 @@ func (l *Local) agentFor(t *skilld.Task, opts RunOptions) (*agent.Agent, error) 
 	for i, s := range snap.Skills {
 		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld}
 	}
-	levels := make([]policy.Level, len(snap.Tools))
-	for i, lv := range snap.Tools {
-		levels[i] = policy.Level{Name: lv.Name, Policy: lv.Policy}
-	}
 	var approve agent.Approver = approver{l}
 	if opts.Approver != nil {
 		approve = opts.Approver
@@ -326,7 +329,7 @@ func (l *Local) agentFor(t *skilld.Task, opts RunOptions) (*agent.Agent, error) 
 		Model: m, ModelName: name, Instruction: snap.Instruction, Window: window,
 		Skills: skills, Packages: l.cfg.Service.Packages(), Cache: l.cache,
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
-		Policy: policy.Merge(levels...), Approver: approve, Sandbox: sandbox,
+		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sandbox,
 		Tokenizer: counter, Outputs: agent.BlobOutputs{Blobs: l.cfg.Blobs}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
 	})
 }

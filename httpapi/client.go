@@ -36,6 +36,12 @@ type Client struct {
 // into result (a pointer, or nil to discard it). Use GetFile for
 // skills.get_file, whose answer is raw bytes.
 func (c *Client) Call(ctx context.Context, opName string, params, result any) error {
+	return c.call(ctx, opName, params, nil, 0, result)
+}
+
+// call is Call with, for archive routes, the body read from archive (when
+// not nil) instead of the params' archive bytes.
+func (c *Client) call(ctx context.Context, opName string, params any, archive io.Reader, size int64, result any) error {
 	rt, op, err := clientRoute(opName)
 	if err != nil {
 		return err
@@ -43,7 +49,7 @@ func (c *Client) Call(ctx context.Context, opName string, params, result any) er
 	if rt.Reply == ReplyFile {
 		return fmt.Errorf("httpapi: %s answers with raw bytes; use Client.GetFile", opName)
 	}
-	req, err := c.newRequest(ctx, rt, op, params, nil, 0)
+	req, err := c.newRequest(ctx, rt, op, params, archive, size)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/skilld/skilld"
@@ -15,7 +14,7 @@ import (
 // streamed as the request body (skills.create_from_archive).
 func (c *Client) Upload(ctx context.Context, archive io.Reader, size int64, opts service.SkillOptions) (*service.SkillView, error) {
 	var out service.SkillView
-	err := c.stream(ctx, "skills.create_from_archive", service.CreateSkillFromArchiveParams{SkillOptions: opts}, archive, size, &out)
+	err := c.call(ctx, "skills.create_from_archive", service.CreateSkillFromArchiveParams{SkillOptions: opts}, archive, size, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -26,29 +25,11 @@ func (c *Client) Upload(ctx context.Context, archive io.Reader, size int64, opts
 // registry (catalog.items.publish; instance admins).
 func (c *Client) Publish(ctx context.Context, registry string, archive io.Reader, size int64, opts service.SkillOptions) (*service.PublishedItem, error) {
 	var out service.PublishedItem
-	err := c.stream(ctx, "catalog.items.publish", service.PublishCatalogItemParams{Registry: registry, SkillOptions: opts}, archive, size, &out)
+	err := c.call(ctx, "catalog.items.publish", service.PublishCatalogItemParams{Registry: registry, SkillOptions: opts}, archive, size, &out)
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
-}
-
-// stream calls an archive route with the body read from archive.
-func (c *Client) stream(ctx context.Context, opName string, params any, archive io.Reader, size int64, result any) error {
-	rt, op, err := clientRoute(opName)
-	if err != nil {
-		return err
-	}
-	req, err := c.newRequest(ctx, rt, op, params, archive, size)
-	if err != nil {
-		return err
-	}
-	resp, err := c.do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	return decodeResult(resp, rt, result)
 }
 
 // GetFile opens one file of a skill's current version (skills.get_file).
@@ -83,9 +64,6 @@ func (c *Client) GetFileVersion(ctx context.Context, id, path string, n int) (io
 		Digest: strings.Trim(resp.Header.Get("ETag"), `"`),
 		Size:   resp.ContentLength,
 		Exec:   resp.Header.Get("X-Skilld-Exec") == "true",
-	}
-	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil {
-		f.Size = n
 	}
 	return resp.Body, f, nil
 }

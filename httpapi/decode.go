@@ -26,27 +26,27 @@ const (
 // decoder holds what decoding a route's params needs, computed once per
 // route when the handler is built.
 type decoder struct {
-	route  Route
-	params reflect.Type
-	fields []field
-	query  map[string]field // by name: query parameters, also accepted as multipart form fields
+	route   Route
+	params  reflect.Type
+	fields  []field
+	query   map[string]field // by name: query parameters, also accepted as multipart form fields
+	archive []int            // index of the field an archive route fills with the body
 }
 
 func newDecoder(rt Route, params reflect.Type) *decoder {
 	d := &decoder{route: rt, params: params, fields: paramFields(params, rt.Body), query: map[string]field{}}
-	hasArchive := false
 	for _, f := range d.fields {
 		switch {
 		case f.in == inQuery:
 			d.query[f.name] = f
 		case f.in == inArchive:
-			hasArchive = true
+			d.archive = f.index
 		}
 		if f.in != inBody && f.in != inArchive && !scalarKind(f.typ) {
 			panic(fmt.Sprintf("httpapi: %s %s: parameter %s of type %s cannot travel in a URL", rt.Method, rt.Pattern, f.name, f.typ))
 		}
 	}
-	if rt.Body == BodyArchive && !hasArchive {
+	if rt.Body == BodyArchive && d.archive == nil {
 		panic(fmt.Sprintf("httpapi: %s %s: archive route whose params (%s) have no []byte %q field", rt.Method, rt.Pattern, params, archiveField))
 	}
 	return d
@@ -214,9 +214,7 @@ func jsonError(err error) error {
 
 // jsonTypeName names a Go type the way a JSON API caller thinks of it.
 func jsonTypeName(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t = derefType(t)
 	switch t.Kind() {
 	case reflect.String:
 		return "a string"

@@ -59,9 +59,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 		writeJSON(w, http.StatusOK, map[string]any{"items": out})
 		return
 	}
-	// Check access before switching to a stream, so refusals are normal
-	// JSON errors.
-	if _, err := s.Service.GetTask(r.Context(), actor, service.GetTaskParams{TaskRef: p.TaskRef}); err != nil {
+	ctx := r.Context()
+	var signal <-chan struct{}
+	if s.Watcher != nil {
+		ch, stop := s.Watcher.Watch(p.ID)
+		defer stop()
+		signal = ch
+	}
+	// The first read also checks access, before the answer becomes a
+	// stream, so refusals are normal JSON errors.
+	task, entries, err := s.Service.TaskLog(ctx, actor, *p)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -77,24 +85,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 	// Streams outlive the server's write timeout by design.
 	rc.SetWriteDeadline(time.Time{})
 
-	var signal <-chan struct{}
-	if s.Watcher != nil {
-		ch, stop := s.Watcher.Watch(p.ID)
-		defer stop()
-		signal = ch
-	}
-	ctx := r.Context()
 	keepalive := time.NewTicker(eventKeepalive)
 	defer keepalive.Stop()
 	for {
-		task, err := s.Service.GetTask(ctx, actor, service.GetTaskParams{TaskRef: p.TaskRef})
-		if err != nil {
-			return
-		}
-		entries, err := s.Service.TaskEvents(ctx, actor, *p)
-		if err != nil {
-			return
-		}
 		for _, e := range entries {
 			ev, err := agent.EventOf(e.TaskID, e.Seq, e.CreatedAt, e.Kind, e.Payload)
 			if err != nil {
@@ -105,15 +98,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 			p.After = e.Seq
 		}
 		rc.Flush()
-		// The status is read before the entries: a finished task's log is
-		// complete, so nothing can follow what was just sent.
-		if task.Status.Done() && len(entries) < maxEntries(p.Limit) {
+		// TaskLog reads the status before the entries: a finished task's
+		// log is complete, so nothing can follow what was just sent.
+		full := len(entries) == maxEntries(p.Limit)
+		if task.Status.Done() && !full {
 			return
 		}
-		if len(entries) > 0 && len(entries) == maxEntries(p.Limit) {
-			continue
+		if !full && !wait(ctx, signal, keepalive.C, w, rc) {
+			return
 		}
-		if !wait(ctx, signal, keepalive.C, w, rc) {
+		if task, entries, err = s.Service.TaskLog(ctx, actor, *p); err != nil {
 			return
 		}
 	}

@@ -97,6 +97,15 @@ func fieldValue(v reflect.Value, index []int) reflect.Value {
 	return v
 }
 
+// derefType returns the type that t points to, through any number of
+// pointers.
+func derefType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
 // scalarKind reports whether t (or what it points to) can travel as one
 // string in a path segment or query parameter.
 func scalarKind(t reflect.Type) bool {

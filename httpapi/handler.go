@@ -26,14 +26,14 @@ func (s *Server) operation(rt Route, op service.Operation) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		// A partial result that comes with an error (an import that
-		// stopped after some skills) is not shown: the error says what
-		// was created before it.
 		if rt.Reply == ReplyEvents {
 			s.events(w, r, actor, params.(*service.TaskEventsParams))
 			return
 		}
 		res, err := op.Call(r.Context(), s.Service, actor, params)
+		// A partial result that comes with an error (an import that
+		// stopped after some skills) is not shown: the error says what
+		// was created before it.
 		if err != nil {
 			s.writeError(w, r, err)
 			return

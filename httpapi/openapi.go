@@ -93,9 +93,7 @@ func (g *openAPIGen) schema(t reflect.Type) (*jsonschema.Schema, error) {
 // component returns a $ref to the schema of t under components/schemas,
 // adding it the first time.
 func (g *openAPIGen) component(t reflect.Type) (any, error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t = derefType(t)
 	if name, ok := g.names[t]; ok {
 		return ref(name), nil
 	}
@@ -266,11 +264,4 @@ func (g *openAPIGen) success(rt Route, op service.Operation) (map[string]any, er
 		schema = map[string]any{"oneOf": []any{one, list}}
 	}
 	return map[string]any{"description": "OK", "content": jsonContent(schema)}, nil
-}
-
-func derefType(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
 }

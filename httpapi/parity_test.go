@@ -32,9 +32,11 @@ func routeFor(op string) (httpapi.Route, int) {
 	return found, n
 }
 
-func TestParityContract(t *testing.T) {
-	e := newEnv(t, firstDriver(t))
-	actor, err := e.svc.Authenticate(t.Context(), e.admin)
+// toolset returns the agent toolset acting for the holder of token, by
+// tool name, and how many tools it has.
+func (e *testEnv) toolset(t *testing.T, token string) (map[string]*tool.Tool, int) {
+	t.Helper()
+	actor, err := e.svc.Authenticate(t.Context(), token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +48,12 @@ func TestParityContract(t *testing.T) {
 	for _, tl := range tools {
 		byName[tl.Name] = tl
 	}
+	return byName, len(tools)
+}
+
+func TestParityContract(t *testing.T) {
+	e := newEnv(t, firstDriver(t))
+	byName, count := e.toolset(t, e.admin)
 	ops := map[string]bool{}
 	for _, op := range service.Operations() {
 		ops[op.Name] = true
@@ -85,7 +93,7 @@ func TestParityContract(t *testing.T) {
 			t.Errorf("route %s %s calls unknown operation %s", r.Method, r.Pattern, r.Op)
 		}
 	}
-	if len(byName) != len(tools) {
+	if len(byName) != count {
 		t.Error("two tools share a name")
 	}
 }
@@ -119,18 +127,7 @@ type parityCase struct {
 func TestParityCases(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, e *testEnv) {
 		member := e.token("default", "parity", "member")
-		actor, err := e.svc.Authenticate(t.Context(), member)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools, err := skilltools.New(e.svc, actor)
-		if err != nil {
-			t.Fatal(err)
-		}
-		byName := map[string]*tool.Tool{}
-		for _, tl := range tools {
-			byName[tl.Name] = tl
-		}
+		byName, _ := e.toolset(t, member)
 		md := func(name string) string {
 			return "---\nname: " + name + "\ndescription: Parity case " + name + "\n---\nBody\n"
 		}

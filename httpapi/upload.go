@@ -36,12 +36,7 @@ const uploadFormField = "file"
 // raw body, or the "file" field of a multipart form whose other fields are
 // the route's query parameters. It returns those form fields.
 func (d *decoder) readArchive(w http.ResponseWriter, r *http.Request, v reflect.Value) (map[string]string, error) {
-	var target reflect.Value
-	for _, f := range d.fields {
-		if f.in == inArchive {
-			target = fieldValue(v, f.index)
-		}
-	}
+	target := fieldValue(v, d.archive)
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if ct == "" {

@@ -33,10 +33,11 @@ func (d Decision) String() string {
 	return "allow"
 }
 
-// Level is one source of policy, named for messages.
+// Level is one source of policy, named for messages. Task snapshots store
+// their levels as JSON.
 type Level struct {
-	Name   string // "workspace", "agent", "task"
-	Policy skilld.ToolPolicy
+	Name   string            `json:"name"` // "workspace", "agent", "task"
+	Policy skilld.ToolPolicy `json:"policy"`
 }
 
 // Effective is the merge of every level: a tool is denied if any level

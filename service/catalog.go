@@ -1,12 +1,10 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"regexp"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/store"
 )
 
@@ -86,10 +84,7 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 	if err != nil {
 		return nil, err
 	}
-	if len(p.Archive) == 0 {
-		return nil, invalidField("archive", "archive is empty")
-	}
-	pkg, err := pack.ReadArchive(ctx, bytes.NewReader(p.Archive), int64(len(p.Archive)), pack.ArchiveLimits())
+	pkg, err := readArchive(ctx, p.Archive)
 	if err != nil {
 		return nil, err
 	}

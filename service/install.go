@@ -133,26 +133,26 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 	if err != nil {
 		return nil, err
 	}
+	var out *skilld.Skill
 	err = s.db.Tx(ctx, func(q store.Querier) error {
 		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: v.Digest,
 			Message: fmt.Sprintf("updated to %s/%s version %d", item.Registry, item.Name, v.Number), CreatedBy: a.Name}); err != nil {
 			return err
 		}
+		// The skill read back here is the one this update made; after the
+		// transaction a concurrent edit could already have moved it on.
 		forked, number, desc := false, v.Number, v.Description
-		if _, err := q.SkillUpdate(ctx, &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, CatalogVersion: &number,
+		var err error
+		if out, err = q.SkillUpdate(ctx, &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, CatalogVersion: &number,
 			Forked: &forked, Description: &desc, UpdatedBy: a.Name}); err != nil {
 			return err
 		}
-		_, err := q.InstallUpdate(ctx, &store.InstallUpdateParams{WorkspaceID: a.WorkspaceID, ItemID: item.ID, Version: v.Number})
+		_, err = q.InstallUpdate(ctx, &store.InstallUpdateParams{WorkspaceID: a.WorkspaceID, ItemID: item.ID, Version: v.Number})
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.event(ctx, a, a.WorkspaceID, "skill.updated_from_catalog", sk.ID)
-	sk, err = s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: sk.ID})
-	if err != nil {
-		return nil, err
-	}
-	return view(sk, nil), nil
+	return view(out, nil), nil
 }

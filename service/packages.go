@@ -25,8 +25,8 @@ type Packages struct {
 	Blobs blob.Store
 }
 
-// cleanupTimeout bounds the cleanup after a failed Put, which runs even when
-// the caller's context is already done.
+// cleanupTimeout bounds deleting what a failed Put or a deleted skill left
+// behind, which runs even when the caller's context is already done.
 const cleanupTimeout = 30 * time.Second
 
 // Put stores a package, all or nothing. It uploads the blobs that are not
@@ -122,46 +122,21 @@ func (p *Packages) ensureBlobs(ctx context.Context, pkg *pack.Package) error {
 	return nil
 }
 
-// cleanup deletes the blobs a failed Put uploaded that no package refers to,
-// holding the blob guard exclusively so no package using them can commit
-// meanwhile.
+// cleanup deletes the blobs a failed Put uploaded that no package refers to.
 func (p *Packages) cleanup(ctx context.Context, added []string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	return p.DB.Tx(ctx, func(q store.Querier) error {
-		if _, err := q.BlobGuard(ctx, &store.BlobGuardParams{Exclusive: true}); err != nil {
-			return err
-		}
-		used, err := q.BlobReferenced(ctx, &store.BlobReferencedParams{Digests: added})
-		if err != nil {
-			return err
-		}
-		var errs []error
-		for _, d := range added {
-			if !used[d] {
-				if err := p.Blobs.Delete(ctx, d); err != nil {
-					errs = append(errs, fmt.Errorf("cleaning up blob %s: %w", d, err))
-				}
-			}
-		}
-		return errors.Join(errs...)
+	return p.exclusively(ctx, func(ctx context.Context, q store.Querier) error {
+		return p.deleteUnreferenced(ctx, q, added)
 	})
 }
 
 // Release deletes the packages among digests that no skill version or
 // catalog version refers to any more, and then the blobs no remaining
-// package uses: what deleting a skill leaves behind. It holds the blob guard
-// exclusively, so a package being stored meanwhile keeps its blobs.
+// package uses: what deleting a skill leaves behind.
 func (p *Packages) Release(ctx context.Context, digests []string) error {
 	if len(digests) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	return p.DB.Tx(ctx, func(q store.Querier) error {
-		if _, err := q.BlobGuard(ctx, &store.BlobGuardParams{Exclusive: true}); err != nil {
-			return err
-		}
+	return p.exclusively(ctx, func(ctx context.Context, q store.Querier) error {
 		used, err := q.PackageReferenced(ctx, &store.PackageReferencedParams{Digests: digests})
 		if err != nil {
 			return err
@@ -185,20 +160,41 @@ func (p *Packages) Release(ctx context.Context, digests []string) error {
 		if len(blobs) == 0 {
 			return nil
 		}
-		stillUsed, err := q.BlobReferenced(ctx, &store.BlobReferencedParams{Digests: blobs})
-		if err != nil {
+		return p.deleteUnreferenced(ctx, q, blobs)
+	})
+}
+
+// exclusively runs fn in a transaction holding the blob guard exclusively,
+// so no package using a blob fn deletes can commit meanwhile. It runs even
+// when ctx is already done (it frees storage after the fact), within
+// cleanupTimeout.
+func (p *Packages) exclusively(ctx context.Context, fn func(ctx context.Context, q store.Querier) error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	return p.DB.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.BlobGuard(ctx, &store.BlobGuardParams{Exclusive: true}); err != nil {
 			return err
 		}
-		var errs []error
-		for _, b := range blobs {
-			if !stillUsed[b] {
-				if err := p.Blobs.Delete(ctx, b); err != nil {
-					errs = append(errs, fmt.Errorf("deleting blob %s: %w", b, err))
-				}
+		return fn(ctx, q)
+	})
+}
+
+// deleteUnreferenced deletes the blobs among digests that no stored package
+// refers to; the caller holds the blob guard exclusively.
+func (p *Packages) deleteUnreferenced(ctx context.Context, q store.Querier, digests []string) error {
+	used, err := q.BlobReferenced(ctx, &store.BlobReferencedParams{Digests: digests})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, d := range digests {
+		if !used[d] {
+			if err := p.Blobs.Delete(ctx, d); err != nil {
+				errs = append(errs, fmt.Errorf("deleting blob %s: %w", d, err))
 			}
 		}
-		return errors.Join(errs...)
-	})
+	}
+	return errors.Join(errs...)
 }
 
 func packageParams(pkg *pack.Package) *store.PackageCreateParams {

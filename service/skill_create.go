@@ -67,14 +67,19 @@ func (s *Service) CreateSkillFromArchive(ctx context.Context, a Actor, p CreateS
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
-	if len(p.Archive) == 0 {
-		return nil, invalidField("archive", "archive is empty")
-	}
-	pkg, err := pack.ReadArchive(ctx, bytes.NewReader(p.Archive), int64(len(p.Archive)), pack.ArchiveLimits())
+	pkg, err := readArchive(ctx, p.Archive)
 	if err != nil {
 		return nil, err
 	}
 	return s.createFromPackage(ctx, a, pkg, pkg.TopDir(), p.SkillOptions, source{typ: skilld.SourceZip})
+}
+
+// readArchive reads an uploaded archive within the upload limits.
+func readArchive(ctx context.Context, archive []byte) (*pack.Package, error) {
+	if len(archive) == 0 {
+		return nil, invalidField("archive", "archive is empty")
+	}
+	return pack.ReadArchive(ctx, bytes.NewReader(archive), int64(len(archive)), pack.ArchiveLimits())
 }
 
 type ImportPathParams struct {

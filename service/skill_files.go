@@ -10,13 +10,13 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-// versionDigest returns the package digest of version n of a skill, or of
-// the current version when n is 0.
-func (s *Service) versionDigest(ctx context.Context, a Actor, sk *skilld.Skill, n int) (string, int, error) {
+// versionDigest returns the package digest and number of version n of a
+// skill, or of the current version when n is 0.
+func (s *Service) versionDigest(ctx context.Context, sk *skilld.Skill, n int) (string, int, error) {
 	if n == 0 {
 		return sk.Digest, sk.Version, nil
 	}
-	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Number: n})
+	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: sk.WorkspaceID, SkillID: sk.ID, Number: n})
 	if err != nil {
 		return "", 0, err
 	}
@@ -65,7 +65,7 @@ func (s *Service) versionFiles(ctx context.Context, a Actor, ref string, version
 	if err != nil {
 		return nil, nil, err
 	}
-	digest, n, err := s.versionDigest(ctx, a, sk, version)
+	digest, n, err := s.versionDigest(ctx, sk, version)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,11 +239,7 @@ func (s *Service) GetSkillVersion(ctx context.Context, a Actor, p GetSkillVersio
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	sk, err := s.skill(ctx, a, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Number: p.Number})
+	_, v, err := s.skillVersion(ctx, a, p.ID, p.Number)
 	if err != nil {
 		return nil, err
 	}
@@ -262,11 +258,7 @@ func (s *Service) RestoreSkillVersion(ctx context.Context, a Actor, p RestoreSki
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
-	sk, err := s.skill(ctx, a, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Number: p.Number})
+	sk, v, err := s.skillVersion(ctx, a, p.ID, p.Number)
 	if err != nil {
 		return nil, err
 	}
@@ -277,4 +269,17 @@ func (s *Service) RestoreSkillVersion(ctx context.Context, a Actor, p RestoreSki
 	// The restored SKILL.md is checked leniently: it was valid when it was
 	// stored, and a stricter validator since must not make it unrestorable.
 	return s.newVersion(ctx, a, sk.ID, pkg, SkillOptions{Lenient: true}, 0, fmt.Sprintf("restored version %d", p.Number))
+}
+
+// skillVersion finds a skill of the actor's workspace and its version n.
+func (s *Service) skillVersion(ctx context.Context, a Actor, ref string, n int) (*skilld.Skill, *skilld.SkillVersion, error) {
+	sk, err := s.skill(ctx, a, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Number: n})
+	if err != nil {
+		return nil, nil, err
+	}
+	return sk, v, nil
 }

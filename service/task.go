@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/store"
 )
 
@@ -24,13 +25,7 @@ type Snapshot struct {
 	Skills      []SnapshotSkill        `json:"skills"`
 	// Tools are the tool policies that merge into the run's effective
 	// policy, workspace first.
-	Tools []PolicyLevel `json:"tools"`
-}
-
-// PolicyLevel is one level of tool policy.
-type PolicyLevel struct {
-	Name   string            `json:"name"`
-	Policy skilld.ToolPolicy `json:"policy"`
+	Tools []policy.Level `json:"tools"`
 }
 
 // SnapshotSkill is one attached skill as the run sees it.
@@ -71,7 +66,7 @@ func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*s
 		return nil, err
 	}
 	if p.Tools != nil {
-		snap.Tools = append(snap.Tools, PolicyLevel{Name: "task", Policy: *p.Tools})
+		snap.Tools = append(snap.Tools, policy.Level{Name: "task", Policy: *p.Tools})
 	}
 	config, err := json.Marshal(snap)
 	if err != nil {
@@ -94,20 +89,16 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 	snap := &Snapshot{
 		AgentID: ag.ID, AgentName: ag.Name, Instruction: ag.Config.Instruction, Model: ag.Config.Model, Context: ag.Config.Context,
 		Skills: []SnapshotSkill{},
-		Tools:  []PolicyLevel{{Name: "workspace", Policy: pol.Tools}, {Name: "agent", Policy: ag.Config.Tools}},
+		Tools:  []policy.Level{{Name: "workspace", Policy: pol.Tools}, {Name: "agent", Policy: ag.Config.Tools}},
 	}
 	for _, att := range ag.Skills {
 		sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: workspaceID, ID: att.SkillID})
 		if err != nil {
 			return nil, err
 		}
-		version, digest := sk.Version, sk.Digest
-		if att.Version > 0 {
-			v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: workspaceID, SkillID: sk.ID, Number: att.Version})
-			if err != nil {
-				return nil, fmt.Errorf("agent %q pins skill %q to version %d: %w", ag.Name, sk.Name, att.Version, err)
-			}
-			version, digest = v.Number, v.Digest
+		digest, version, err := s.versionDigest(ctx, sk, att.Version)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q pins skill %q to version %d: %w", ag.Name, sk.Name, att.Version, err)
 		}
 		files, err := s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
 		if err != nil {
@@ -201,8 +192,18 @@ type TaskEventsParams struct {
 // TaskEvents returns a task's log entries after a sequence number
 // (viewers and up).
 func (s *Service) TaskEvents(ctx context.Context, a Actor, p TaskEventsParams) ([]*skilld.TaskLogEntry, error) {
-	if _, err := s.GetTask(ctx, a, GetTaskParams{p.TaskRef}); err != nil {
-		return nil, err
+	_, entries, err := s.TaskLog(ctx, a, p)
+	return entries, err
+}
+
+// TaskLog is TaskEvents with the task, read before the entries: when the
+// task has finished its log is complete, so a follower that got fewer
+// entries than the limit has seen everything.
+func (s *Service) TaskLog(ctx context.Context, a Actor, p TaskEventsParams) (*skilld.Task, []*skilld.TaskLogEntry, error) {
+	t, err := s.GetTask(ctx, a, GetTaskParams{p.TaskRef})
+	if err != nil {
+		return nil, nil, err
 	}
-	return s.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: p.ID, AfterSeq: p.After, Limit: p.Limit})
+	entries, err := s.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: p.ID, AfterSeq: p.After, Limit: p.Limit})
+	return t, entries, err
 }
