@@ -80,22 +80,44 @@ var _ service.Executor = (*Local)(nil)
 // failed, so none stays "running" forever. (Resuming them from their log
 // is the Temporal executor's job.)
 func (l *Local) Recover(ctx context.Context) error {
-	ws, err := l.cfg.DB.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: store.MaxPageSize}})
-	if err != nil {
-		return err
-	}
-	for _, w := range ws {
-		for _, st := range []skilld.TaskStatus{skilld.TaskRunning, skilld.TaskWaitingForApproval} {
-			tasks, _, err := l.cfg.DB.TaskList(ctx, &store.TaskListParams{WorkspaceID: w.ID, Status: st, Page: store.Page{Limit: store.MaxPageSize}})
-			if err != nil {
-				return err
-			}
-			for _, t := range tasks {
-				l.finish(ctx, t.ID, skilld.TaskFailed, "the server stopped while the task ran")
+	for off := 0; ; off += store.MaxPageSize {
+		ws, err := l.cfg.DB.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: store.MaxPageSize, Offset: off}})
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			for _, st := range []skilld.TaskStatus{skilld.TaskRunning, skilld.TaskWaitingForApproval} {
+				ids, err := l.taskIDs(ctx, w.ID, st)
+				if err != nil {
+					return err
+				}
+				for _, id := range ids {
+					l.finish(ctx, id, skilld.TaskFailed, "the server stopped while the task ran")
+				}
 			}
 		}
+		if len(ws) < store.MaxPageSize {
+			return nil
+		}
 	}
-	return nil
+}
+
+// taskIDs lists every task of a workspace in a status. All pages are read
+// before any task changes status, which would shift the pages.
+func (l *Local) taskIDs(ctx context.Context, workspaceID string, st skilld.TaskStatus) ([]string, error) {
+	var ids []string
+	for off := 0; ; off += store.MaxPageSize {
+		tasks, _, err := l.cfg.DB.TaskList(ctx, &store.TaskListParams{WorkspaceID: workspaceID, Status: st, Page: store.Page{Limit: store.MaxPageSize, Offset: off}})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tasks {
+			ids = append(ids, t.ID)
+		}
+		if len(tasks) < store.MaxPageSize {
+			return ids, nil
+		}
+	}
 }
 
 // Start runs a queued task in the background.

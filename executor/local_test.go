@@ -270,12 +270,25 @@ func TestFailures(t *testing.T) {
 	if !strings.Contains(failed.Error, "rate limit") {
 		t.Errorf("error %q", failed.Error)
 	}
-	// A task left running by a previous process is failed on recovery.
-	orphan, _ := f.db.TaskCreate(t.Context(), &store.TaskCreateParams{WorkspaceID: f.actor.WorkspaceID, Input: "x", Status: skilld.TaskRunning})
+	// Tasks left running by a previous process are failed on recovery,
+	// more than a page of them.
+	var orphans []*skilld.Task
+	for range store.MaxPageSize + 1 {
+		orphan, err := f.db.TaskCreate(t.Context(), &store.TaskCreateParams{WorkspaceID: f.actor.WorkspaceID, Input: "x", Status: skilld.TaskRunning})
+		if err != nil {
+			t.Fatal(err)
+		}
+		orphans = append(orphans, orphan)
+	}
 	if err := f.exec.Recover(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.wait(t, orphan.ID, skilld.TaskFailed); !strings.Contains(got.Error, "stopped") {
-		t.Errorf("recovered %+v", got)
+	for _, orphan := range []*skilld.Task{orphans[0], orphans[len(orphans)-1]} {
+		if got := f.wait(t, orphan.ID, skilld.TaskFailed); !strings.Contains(got.Error, "stopped") {
+			t.Errorf("recovered %+v", got)
+		}
+	}
+	if _, total, err := f.db.TaskList(t.Context(), &store.TaskListParams{WorkspaceID: f.actor.WorkspaceID, Status: skilld.TaskRunning}); err != nil || total != 0 {
+		t.Errorf("%d tasks still running after recovery (%v)", total, err)
 	}
 }
