@@ -33,6 +33,16 @@ func New(cfg Config) (*Agent, error) {
 		}
 		names[s.Name] = true
 	}
+	// The model addresses tools by name: a configured tool may not shadow
+	// a built-in one or another configured one.
+	tools := map[string]bool{ActivateSkill: true, ToolShell: true, ToolReadFile: true, ToolWriteFile: true, ToolReadToolOutput: true}
+	for _, t := range cfg.Tools {
+		if tools[t.Name] {
+			return nil, skilld.Errorf(skilld.EINVALID, "agent: tool name %q is taken (built-in tools: %s, %s, %s, %s, %s)",
+				t.Name, ActivateSkill, ToolShell, ToolReadFile, ToolWriteFile, ToolReadToolOutput)
+		}
+		tools[t.Name] = true
+	}
 	return &Agent{cfg: cfg}, nil
 }
 
