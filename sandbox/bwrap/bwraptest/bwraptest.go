@@ -1,0 +1,47 @@
+// Package bwraptest gives tests a bubblewrap provider over fresh folders:
+// the default provider, so tests of the server and the runtime run skill
+// scripts as production does.
+package bwraptest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/skilld/skilld/sandbox/bwrap"
+)
+
+// New returns a provider whose sandboxes live in <Config.Root>/<id> (the
+// workspace at <Config.Root>/<id>/workspace), closed at the end of the
+// test. Without bubblewrap it skips, except under CI=true, where it fails:
+// scripts/test installs bubblewrap.
+func New(t testing.TB) (*bwrap.Provider, bwrap.Config) {
+	t.Helper()
+	Require(t)
+	dir := t.TempDir()
+	cfg := bwrap.Config{Root: filepath.Join(dir, "sandboxes"), CacheDir: filepath.Join(dir, "skill-cache")}
+	p, err := bwrap.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, cfg
+}
+
+// Require skips a test that needs bubblewrap when it is not installed,
+// except under CI=true, where it fails: scripts/test installs bubblewrap.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("bubblewrap is not installed (scripts/test installs it)")
+		}
+		t.Skip("bubblewrap is not installed; ./scripts/test installs it")
+	}
+}
+
+// Workspace is the host folder of sandbox id's /workspace.
+func Workspace(cfg bwrap.Config, id string) string {
+	return filepath.Join(cfg.Root, id, "workspace")
+}

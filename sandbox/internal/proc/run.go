@@ -1,0 +1,297 @@
+// Package proc runs one sandbox command under its limits and kills it, with
+// everything it started, when it reaches one: wall-clock time, CPU time,
+// memory, processes and output. It uses what the machine has, detected
+// once: per-command cgroup v1 groups (memory, pids, cpuacct) where this
+// process may create them, and resource limits set by util-linux's prlimit
+// for each process otherwise.
+package proc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/skilld/skilld/sandbox"
+)
+
+// Controls are the means of limiting commands found on this machine.
+type Controls struct {
+	cg      *cgroups
+	prlimit string
+	sh      string
+	notes   []string
+}
+
+// Detect looks at what this machine offers; it never fails, but notes what
+// it could not use.
+func Detect() *Controls {
+	c := &Controls{}
+	c.cg, c.notes = detectCgroups()
+	if p, err := exec.LookPath("prlimit"); err == nil {
+		c.prlimit = p
+	} else {
+		c.notes = append(c.notes, "prlimit (util-linux) not found: no per-process resource limits")
+	}
+	if p, err := exec.LookPath("sh"); err == nil {
+		c.sh = p
+	} else {
+		c.sh = "/bin/sh"
+	}
+	return c
+}
+
+// Close removes the cgroup folders of this process.
+func (c *Controls) Close() { c.cg.close() }
+
+// Notes are what Detect could not use, for the provider's Info.
+func (c *Controls) Notes() []string { return c.notes }
+
+func (c *Controls) has(ctl string) bool { _, ok := c.cg.parent[ctl]; return ok }
+
+// Enforced says how each limit is enforced. nproc is whether the provider
+// lets RLIMIT_NPROC count only the command's own processes (each command
+// in its own user namespace).
+func (c *Controls) Enforced(nproc bool) map[string]string {
+	m := map[string]string{
+		sandbox.LimitTimeout: "wall clock, every process of the command killed",
+		sandbox.LimitOutput:  "output cut and the command killed",
+	}
+	switch {
+	case c.has(ctlCPUAcct) && c.prlimit != "":
+		m[sandbox.LimitCPU] = "cgroup v1 cpuacct for the whole command, and RLIMIT_CPU for each process"
+	case c.has(ctlCPUAcct):
+		m[sandbox.LimitCPU] = "cgroup v1 cpuacct for the whole command"
+	case c.prlimit != "":
+		m[sandbox.LimitCPU] = "RLIMIT_CPU for each process"
+	}
+	switch {
+	case c.has(ctlMemory):
+		m[sandbox.LimitMemory] = "cgroup v1 memory.limit_in_bytes for the whole command"
+	case c.prlimit != "":
+		m[sandbox.LimitMemory] = "RLIMIT_DATA for each process (no cgroup here)"
+	}
+	switch {
+	case c.has(ctlPids):
+		m[sandbox.LimitProcesses] = "cgroup v1 pids.max for the whole command"
+	case nproc && c.prlimit != "":
+		m[sandbox.LimitProcesses] = "RLIMIT_NPROC in the command's own user namespace"
+	}
+	return m
+}
+
+// Spec is one command to run.
+type Spec struct {
+	// Argv is the program and its arguments.
+	Argv       []string
+	Env        []string
+	Dir        string
+	ExtraFiles []*os.File
+	Limits     sandbox.Limits
+	// Nproc applies RLIMIT_NPROC when there is no pids cgroup; it is only
+	// meaningful where the command's processes are counted on their own.
+	Nproc bool
+}
+
+// Outcome is how the command ended.
+type Outcome struct {
+	Output    []byte
+	Truncated bool
+	// Limit names the limit that stopped the command, "" when none did.
+	Limit string
+	// State is the process's state; nil when it could not be waited for.
+	State    *os.ProcessState
+	Duration time.Duration
+}
+
+// tick is how often a running command's cgroup counters are read.
+const tick = 20 * time.Millisecond
+
+// joinScript moves the shell into the command's cgroups and then becomes
+// the command, so every process it starts is in them from the first
+// instruction. Its arguments: the number of cgroup.procs files, the files,
+// then the command.
+const joinScript = `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`
+
+// Run runs spec and waits for it. Cancelling ctx kills the command; the
+// error is then ctx's.
+func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
+	lim := spec.Limits
+	var g *group
+	if len(c.cg.parent) > 0 {
+		var err error
+		if g, err = c.cg.newGroup(lim.Memory, lim.Processes); err != nil {
+			return nil, err
+		}
+	}
+	argv := spec.Argv
+	if c.prlimit != "" {
+		cpu := max(int64((lim.CPU+time.Second-1)/time.Second), 1)
+		pre := []string{c.prlimit, fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1), "--core=0"}
+		if !c.has(ctlMemory) {
+			pre = append(pre, "--data="+strconv.FormatInt(lim.Memory, 10))
+		}
+		if spec.Nproc && !c.has(ctlPids) {
+			pre = append(pre, "--nproc="+strconv.Itoa(lim.Processes))
+		}
+		argv = append(append(pre, "--"), argv...)
+	}
+	if g != nil {
+		files := g.procsFiles()
+		pre := append([]string{c.sh, "-c", joinScript, "sh", strconv.Itoa(len(files))}, files...)
+		argv = append(pre, argv...)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		g.removeIfAny()
+		return nil, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir, cmd.ExtraFiles = spec.Env, spec.Dir, spec.ExtraFiles
+	cmd.Stdout, cmd.Stderr = w, w
+	// Its own process group, so a kill reaches what it started; and killed
+	// if this process dies first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	start := time.Now()
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		g.removeIfAny()
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+
+	out := &capped{limit: lim.Output, full: make(chan struct{})}
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(out, r)
+		close(copied)
+	}()
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+
+	var limit string
+	kill := func(why string) {
+		if limit == "" {
+			limit = why
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Process.Kill()
+	}
+	timeout := time.NewTimer(lim.Timeout)
+	defer timeout.Stop()
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+	var ctxErr error
+	full := out.full
+wait:
+	for {
+		select {
+		case <-exited:
+			break wait
+		case <-timeout.C:
+			kill(sandbox.LimitTimeout)
+		case <-full:
+			kill(sandbox.LimitOutput)
+			full = nil
+		case <-ctx.Done():
+			ctxErr = ctx.Err()
+			kill("")
+		case <-ticker.C:
+			if g != nil {
+				if hit := g.exceeded(lim.CPU); hit != "" {
+					kill(hit)
+				}
+			}
+		}
+	}
+	d := time.Since(start)
+	if g != nil {
+		if limit == "" {
+			limit = g.exceeded(lim.CPU)
+		}
+		g.killAll()
+	}
+	// Whatever is left of its process group goes too.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+		// A process outside the group and any cgroup still holds the
+		// pipe (possible only without isolation): stop reading.
+		r.SetReadDeadline(time.Now())
+		<-copied
+	}
+	r.Close()
+	if ctxErr != nil {
+		return nil, ctxErr
+	}
+	if limit == "" && exitCode(cmd.ProcessState) == 128+int(syscall.SIGXCPU) {
+		limit = sandbox.LimitCPU
+	}
+	return &Outcome{Output: out.buf, Truncated: out.cut, Limit: limit, State: cmd.ProcessState, Duration: d}, nil
+}
+
+func (g *group) removeIfAny() {
+	if g != nil {
+		g.remove()
+	}
+}
+
+// exitCode is the process's exit status, 128+n when signal n ended it.
+func exitCode(st *os.ProcessState) int {
+	if st == nil {
+		return -1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// ExitCode is exported for providers that read the status themselves.
+func ExitCode(st *os.ProcessState) int { return exitCode(st) }
+
+// LimitOfExit names the limit an exit status shows: a process ended by
+// SIGXCPU reached its CPU time.
+func LimitOfExit(code int) string {
+	if code == 128+int(syscall.SIGXCPU) {
+		return sandbox.LimitCPU
+	}
+	return ""
+}
+
+// capped keeps the first limit bytes written and signals full once when
+// more arrive; it keeps accepting (and dropping) bytes so the writer is
+// never blocked before it is killed.
+type capped struct {
+	mu    sync.Mutex
+	buf   []byte
+	limit int
+	cut   bool
+	full  chan struct{}
+	once  sync.Once
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	room := c.limit - len(c.buf)
+	if room >= len(p) {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	c.buf = append(c.buf, p[:max(room, 0)]...)
+	c.cut = true
+	c.once.Do(func() { close(c.full) })
+	return len(p), nil
+}

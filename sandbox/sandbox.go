@@ -1,0 +1,128 @@
+// Package sandbox is the contract between the agent runtime and the places
+// where a task's commands run. A Provider makes one Sandbox per task; the
+// runtime runs shell commands in it (Exec), reads and writes its files for
+// the in-process tools, places skill packages in it (Place) and removes it
+// at the end (Destroy). Inside, the task's folder is always /workspace and
+// placed skills are under /workspace/skills/<slug>-<hash8>, read-only.
+//
+// Providers: bwrap/ (bubblewrap, the default on Linux: namespaces, no view
+// of the host, read-only skill mounts, per-command limits) and unsafehost/
+// (plain host processes, for machines without user namespaces, only when an
+// operator asks). sandboxtest/ is the conformance suite every provider
+// passes; for isolating providers it includes the escape proofs.
+//
+// Errors carry skilld codes: EINVALID for a bad path or command, ENOTFOUND
+// for a missing file, EFORBIDDEN for a write into skills/, ETOOLARGE for a
+// file over a read cap, ECONFLICT for a sandbox ID in use, and EUNAVAILABLE
+// when the provider cannot run commands on this machine.
+package sandbox
+
+import (
+	"context"
+	"io/fs"
+	"time"
+
+	"github.com/skilld/skilld/pack"
+)
+
+// Workdir is where the task's folder is inside every sandbox: commands
+// start there, and file tools take paths relative to it (or absolute
+// paths under it).
+const Workdir = "/workspace"
+
+// SkillsDir is the folder of the workspace that holds placed skills. It is
+// read-only to the task: only Place adds to it.
+const SkillsDir = "skills"
+
+// Provider makes sandboxes. Implementations are safe for concurrent use.
+type Provider interface {
+	// Name identifies the provider in logs and events ("bwrap",
+	// "unsafe-host").
+	Name() string
+	// Info says what the provider isolates and which limits it enforces,
+	// and how, as detected on this machine.
+	Info() Info
+	// Create makes a new, empty sandbox. An ID already in use is
+	// ECONFLICT; a failure leaves nothing behind.
+	Create(ctx context.Context, p CreateParams) (Sandbox, error)
+}
+
+// CreateParams describe a new sandbox.
+type CreateParams struct {
+	// ID names the sandbox (a task ID): 1 to 128 letters, digits, '-' or
+	// '_'.
+	ID string
+	// Network lets commands reach the network; without it they have only
+	// their own loopback. Providers that cannot isolate the network
+	// ignore it (Info.Isolated is false).
+	Network bool
+	// Env holds "NAME=value" pairs added to the minimal environment of
+	// every command (PATH, HOME, TMPDIR, LANG). Nothing of the server's
+	// own environment reaches a command otherwise.
+	Env []string
+	// Limits are the defaults for every Exec; zero fields take the
+	// provider's defaults.
+	Limits Limits
+}
+
+// Sandbox is one task's sandbox. Methods are safe for concurrent use.
+type Sandbox interface {
+	// ID is the CreateParams.ID it was made with.
+	ID() string
+	// HostPath is the host folder behind /workspace, for operators
+	// (printed by `skilld run --keep-sandbox`); "" when there is none on
+	// this machine.
+	HostPath() string
+	// Exec runs command with sh -c in /workspace and waits for it. When a
+	// limit stops it, the command and everything it started are killed
+	// and Result.Limit names the limit; that is a result, not an error.
+	// Errors are for commands that could not run at all.
+	Exec(ctx context.Context, p ExecParams) (*Result, error)
+	// Place commits pkg at dir ("skills/<name>") atomically and
+	// read-only: either the whole package is there or nothing is. Placing
+	// the same package at the same dir again is a no-op; a different
+	// package at a dir in use is ECONFLICT.
+	Place(ctx context.Context, dir string, pkg *pack.Package) error
+	// Stat, ReadFile, WriteFile and List give the in-process tools the
+	// task's view of /workspace, placed skills included, without following
+	// any link out of it. Paths are cleaned with CleanPath. ReadFile reads
+	// at most max bytes (ETOOLARGE beyond) of a regular file; WriteFile
+	// replaces a file atomically, creating its folders, and refuses
+	// anything under skills/ (EFORBIDDEN).
+	Stat(ctx context.Context, path string) (FileInfo, error)
+	ReadFile(ctx context.Context, path string, max int64) ([]byte, error)
+	WriteFile(ctx context.Context, path string, data []byte) error
+	// List returns the entries of a folder, sorted by name.
+	List(ctx context.Context, path string) ([]FileInfo, error)
+	// Destroy kills any command still running and removes the sandbox and
+	// everything in it. It is idempotent.
+	Destroy(ctx context.Context) error
+}
+
+// FileInfo describes one entry of the workspace.
+type FileInfo struct {
+	// Path is relative to /workspace, slash-separated.
+	Path    string
+	Size    int64
+	Mode    fs.FileMode
+	ModTime time.Time
+	// ReadOnly is set for placed skills' files and folders.
+	ReadOnly bool
+}
+
+// Info describes a provider as detected on this machine.
+type Info struct {
+	Provider string `json:"provider"`
+	// Isolated is true when commands cannot see or change the host beyond
+	// /workspace (bwrap); false for unsafe-host.
+	Isolated bool `json:"isolated"`
+	// Enforced says, per limit, how it is enforced here ("cgroup v1
+	// memory.limit_in_bytes, whole command"); a limit that is not enforced
+	// is absent from it.
+	Enforced map[string]string `json:"enforced"`
+	// Notes are facts an operator should know (the uid commands run as, a
+	// fallback in use).
+	Notes []string `json:"notes,omitempty"`
+	// Warning, when set, must be shown loudly: at start and on every task.
+	Warning string `json:"warning,omitempty"`
+}
