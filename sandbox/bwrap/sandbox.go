@@ -163,4 +163,3 @@ func (s *sb) Place(ctx context.Context, dir string, pkg *pack.Package) error {
 	s.mounts[name] = mount{digest: pkg.Digest(), dir: cached}
 	return nil
 }
-

@@ -171,4 +171,3 @@ func (s *sb) Place(ctx context.Context, dir string, pkg *pack.Package) error {
 	s.placed[name] = pkg.Digest()
 	return nil
 }
-
