@@ -22,6 +22,17 @@ type AgentConfig struct {
 	Model       string          `json:"model,omitempty"`
 	Tools       ToolPolicy      `json:"tools"`
 	Context     ContextSettings `json:"context"`
+	Sandbox     SandboxSettings `json:"sandbox"`
+}
+
+// SandboxSettings shape the sandbox a task's commands run in.
+type SandboxSettings struct {
+	// Network lets commands reach the network (the server must allow it);
+	// by default they have only their own loopback.
+	Network bool `json:"network,omitempty"`
+	// Env holds variables added to every command's environment. Nothing
+	// of the server's own environment reaches a command.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // ContextSettings are the context-budget knobs of an agent.

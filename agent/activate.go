@@ -80,19 +80,19 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	}
 
 	entryLimit := int(r.cfg.EntryShare * float64(r.cfg.Window))
-	content := skillEntry(s.Name, md, dir, files, r.cfg.Sandbox != "")
+	content := skillEntry(s.Name, md, dir, files, r.cfg.Sandbox != nil)
 	tokens := r.count(content)
 	summarized := false
 	if tokens > entryLimit {
 		where := dir + "/SKILL.md"
-		if r.cfg.Sandbox == "" {
+		if r.cfg.Sandbox == nil {
 			id, err := r.cfg.Outputs.Put(ctx, md)
 			if err != nil {
 				return "", fmt.Errorf("skill '%s': storing its SKILL.md: %w", name, err)
 			}
 			where = fmt.Sprintf("read_tool_output id %q", id)
 		}
-		content = skillSummary(s.Name, md, r.count(md), entryLimit, where, dir, files, r.cfg.Sandbox != "")
+		content = skillSummary(s.Name, md, r.count(md), entryLimit, where, dir, files, r.cfg.Sandbox != nil)
 		tokens = r.count(content)
 		summarized = true
 	}
@@ -104,13 +104,13 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	}
 
 	placed := ""
-	if r.cfg.Sandbox != "" {
+	if r.cfg.Sandbox != nil {
 		data := map[string]any{"skill": name, "dir": dir, "files": len(files)}
-		if err := materialize(ctx, r.cfg.Cache, pkg, r.cfg.Sandbox, dir); err != nil {
+		if err := r.cfg.Sandbox.Place(ctx, dir, pkg); err != nil {
 			// The instructions stand on their own: a skill whose files
 			// could not be placed is degraded, not refused.
-			data["error"] = err.Error()
-			placed = fmt.Sprintf("\n\nNote: the skill's files could not be placed in %s (%v); work from the instructions above.", dir, err)
+			data["error"] = errorText(err)
+			placed = fmt.Sprintf("\n\nNote: the skill's files could not be placed in %s (%s); work from the instructions above.", dir, errorText(err))
 		}
 		r.emit(ctx, EventSkillMaterialized, data)
 	}

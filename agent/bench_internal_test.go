@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"os"
 	"strings"
 	"testing"
 
@@ -12,6 +11,9 @@ import (
 	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/bwrap"
+	"github.com/skilld/skilld/sandbox/unsafehost"
 )
 
 type nopModel struct{}
@@ -34,7 +36,7 @@ func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
 		skills = append(skills, Skill{ID: fmt.Sprint(i), Name: fmt.Sprintf("skill-%03d", i),
 			Description: "Summarize a CSV file before working with it: rows, columns, empty cells and a sample.", Digest: pkgs.Add(p), Files: []string{"SKILL.md", "scripts/run.sh"}})
 	}
-	cfg, err := Config{Model: nopModel{}, Window: 1_000_000, Tokenizer: counter, Skills: skills, Packages: pkgs, Sandbox: b.TempDir()}.withDefaults()
+	cfg, err := Config{Model: nopModel{}, Window: 1_000_000, Tokenizer: counter, Skills: skills, Packages: pkgs, Sandbox: benchSandbox(b)}.withDefaults()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,46 +98,60 @@ func activationPackage(b *testing.B) *pack.Package {
 	return p
 }
 
-// BenchmarkActivate5MB measures activation of a 200-file, 5 MiB skill:
-// reading the package, counting SKILL.md and committing the files into a
-// fresh sandbox. "cold" builds everything for every task (no cache: every
-// byte written); "cached" is a later task of the same package, placed from
-// the skill cache by hard links.
+// BenchmarkActivate5MB measures activation of a 200-file, 5 MiB skill in
+// a fresh sandbox: reading the package, counting SKILL.md and placing the
+// files. "bwrap" is the default provider with the package already in the
+// skill cache (a later task of the same package: the placement is a
+// read-only mount, nothing is written); "unsafe-host" writes the task's own
+// copy every time.
 func BenchmarkActivate5MB(b *testing.B) {
 	pkg := activationPackage(b)
 	pkgs := &MemoryPackages{}
 	skill := Skill{ID: "big", Name: "big-skill", Description: "d", Digest: pkgs.Add(pkg)}
-	for _, bc := range []struct {
-		name  string
-		cache *SkillCache
-	}{
-		{"cold", nil},
-		{"cached", &SkillCache{Dir: b.TempDir()}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			cfg, _ := Config{Model: nopModel{}, Window: 1_000_000, Tokenizer: quarterCounter{}, Skills: []Skill{skill}, Packages: pkgs, Cache: bc.cache}.withDefaults()
-			root := b.TempDir()
-			if bc.cache != nil { // the first task pays for the cache
-				if _, err := bc.cache.copyFrom(pkg); err != nil {
-					b.Fatal(err)
-				}
+	dir := b.TempDir()
+	providers := map[string]func() (sandbox.Provider, error){
+		"bwrap": func() (sandbox.Provider, error) {
+			return bwrap.New(context.Background(), bwrap.Config{Root: dir + "/bwrap", CacheDir: dir + "/cache"})
+		},
+		"unsafe-host": func() (sandbox.Provider, error) { return unsafehost.New(unsafehost.Config{Root: dir + "/host"}) },
+	}
+	for _, name := range []string{"bwrap", "unsafe-host"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := providers[name]()
+			if err != nil {
+				b.Skip(err)
 			}
+			cfg, _ := Config{Model: nopModel{}, Window: 1_000_000, Tokenizer: quarterCounter{}, Skills: []Skill{skill}, Packages: pkgs}.withDefaults()
+			warm, _ := p.Create(context.Background(), sandbox.CreateParams{ID: "warm"})
+			warm.Place(context.Background(), "skills/warm", pkg) // the first task fills the cache
 			b.SetBytes(pkg.Size())
 			i := 0
 			for b.Loop() {
 				i++
-				cfg.Sandbox = fmt.Sprintf("%s/%d", root, i)
-				if err := mkdir(cfg.Sandbox); err != nil {
+				sb, err := p.Create(context.Background(), sandbox.CreateParams{ID: fmt.Sprint("t", i)})
+				if err != nil {
 					b.Fatal(err)
 				}
+				cfg.Sandbox = sb
 				r := &run{cfg: cfg, yield: func(Event, error) bool { return true }, byName: map[string]Skill{skill.Name: skill}, active: map[string]*activation{}}
 				out, err := r.activate(context.Background(), skill.Name)
-				if err != nil || !strings.HasPrefix(out, "<skill_content") {
-					b.Fatalf("%v %.100s", err, out)
+				if err != nil || !strings.HasPrefix(out, "<skill_content") || strings.Contains(out, "could not be placed") {
+					b.Fatalf("%v %.300s", err, out)
 				}
 			}
 		})
 	}
 }
 
-func mkdir(p string) error { return os.Mkdir(p, 0o755) }
+// benchSandbox is a sandbox that needs nothing installed.
+func benchSandbox(b *testing.B) sandbox.Sandbox {
+	p, err := unsafehost.New(unsafehost.Config{Root: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sb, err := p.Create(context.Background(), sandbox.CreateParams{ID: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sb
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox"
 )
 
 // bigSkill is a package whose SKILL.md has about tokens tokens (by
@@ -35,7 +36,7 @@ func TestBudgets(t *testing.T) {
 	mid1 := bigSkill(t, pkgs, "mid-one", 900)
 	mid2 := bigSkill(t, pkgs, "mid-two", 900)
 	mid3 := bigSkill(t, pkgs, "mid-three", 900)
-	sandbox := t.TempDir()
+	sb := newSandbox(t)
 	hugeDir := pack.SandboxDir(huge.Name, huge.ID)
 	m := script(t,
 		do(agent.ActivateSkill, map[string]string{"skill_name": "huge"}),
@@ -47,7 +48,7 @@ func TestBudgets(t *testing.T) {
 			if len([]rune(c)) > 4*1000 {
 				t.Errorf("summary is %d characters, over the entry budget", len([]rune(c)))
 			}
-			if _, err := os.Stat(filepath.Join(sandbox, hugeDir, "SKILL.md")); err != nil {
+			if _, err := sb.Stat(t.Context(), hugeDir+"/SKILL.md"); err != nil {
 				t.Errorf("the full SKILL.md must be in the sandbox: %v", err)
 			}
 			return calls(agent.ActivateSkill, map[string]string{"skill_name": "mid-one"}, agent.ActivateSkill, map[string]string{"skill_name": "mid-two"},
@@ -61,7 +62,7 @@ func TestBudgets(t *testing.T) {
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
 	)
-	a, err := agent.New(agent.Config{Model: m, Window: 10000, Tokenizer: runeCounter{}, Skills: []agent.Skill{huge, mid1, mid2, mid3}, Packages: pkgs, Sandbox: sandbox})
+	a, err := agent.New(agent.Config{Model: m, Window: 10000, Tokenizer: runeCounter{}, Skills: []agent.Skill{huge, mid1, mid2, mid3}, Packages: pkgs, Sandbox: sb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +114,11 @@ func TestCatalogBudget(t *testing.T) {
 }
 
 func TestLargeOutputs(t *testing.T) {
-	sandbox := t.TempDir()
+	sb := newSandbox(t)
 	long := strings.Repeat("0123456789", 2500) // 25,000 characters
-	writeFile(t, filepath.Join(sandbox, "big.txt"), long)
+	if err := sb.WriteFile(t.Context(), "big.txt", []byte(long)); err != nil {
+		t.Fatal(err)
+	}
 	var id string
 	m := script(t,
 		do(agent.ToolReadFile, map[string]string{"path": "big.txt"}),
@@ -136,7 +139,7 @@ func TestLargeOutputs(t *testing.T) {
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
 	)
-	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sandbox})
+	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sb})
 	collect(t, a, agent.Task{ID: "t", Input: "x"})
 	if id == "" {
 		t.Fatal("no output id")
@@ -172,7 +175,7 @@ func TestLargeActivationIsWhole(t *testing.T) {
 }
 
 func TestApprovalAndSandboxEscape(t *testing.T) {
-	sandbox := t.TempDir()
+	sb := newSandbox(t)
 	m := script(t,
 		do(agent.ToolWriteFile, map[string]string{"path": "out/report.md", "content": "# Report\n"},
 			agent.ToolReadFile, map[string]string{"path": "../../etc/passwd"},
@@ -182,19 +185,19 @@ func TestApprovalAndSandboxEscape(t *testing.T) {
 			if msgs[0].IsError || !strings.Contains(msgs[0].Content, "wrote 9 bytes") {
 				t.Errorf("approved write: %+v", msgs[0])
 			}
-			if !msgs[1].IsError || !strings.Contains(msgs[1].Content, "stay inside") {
+			if !msgs[1].IsError || !strings.Contains(msgs[1].Content, "leads out of the workspace") {
 				t.Errorf("escape: %+v", msgs[1])
 			}
-			if !strings.Contains(msgs[2].Content, "[killed after 1s]") {
+			if !strings.Contains(msgs[2].Content, "reached the time limit of 1s") {
 				t.Errorf("timeout: %+v", msgs[2])
 			}
 			return &model.Response{Message: model.Message{Content: "ok"}}
 		},
 	)
-	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sandbox, Approver: agent.ApproveAll{},
+	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Sandbox: sb, Approver: agent.ApproveAll{},
 		Policy: policyRequire("write_*")})
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
-	if b, _ := os.ReadFile(filepath.Join(sandbox, "out", "report.md")); string(b) != "# Report\n" {
+	if b, _ := os.ReadFile(filepath.Join(sb.HostPath(), "out", "report.md")); string(b) != "# Report\n" {
 		t.Errorf("file %q", b)
 	}
 	if d := ofType(events, agent.EventApprovalDecided); len(d) != 1 || d[0].Data["approved"] != true {
@@ -221,8 +224,7 @@ func TestStorageAndMaterializationFailures(t *testing.T) {
 	notes := loadSkill(t, pkgs, exampleDir("release-notes"), "b")
 	flaky := &flakyPackages{Packages: pkgs}
 	flaky.failures.Store(2)
-	sandbox := t.TempDir()
-	writeFile(t, filepath.Join(sandbox, "skills"), "a file where the skills folder should be")
+	sb := failingPlace{newSandbox(t)}
 	m := script(t,
 		do(agent.ActivateSkill, map[string]string{"skill_name": "csv-inspector"}),
 		func(t *testing.T, req *model.Request) *model.Response {
@@ -242,15 +244,19 @@ func TestStorageAndMaterializationFailures(t *testing.T) {
 		},
 	)
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv, notes}, Packages: flaky,
-		Sandbox: sandbox, StorageRetry: 300 * time.Millisecond})
+		Sandbox: sb, StorageRetry: 300 * time.Millisecond})
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
 	mat := ofType(events, agent.EventSkillMaterialized)
-	if len(mat) != 1 || mat[0].Data["error"] == nil {
+	if len(mat) != 1 || mat[0].Data["error"] != "disk full" {
 		t.Errorf("materialization event %+v", mat)
 	}
-	if entries, _ := os.ReadDir(sandbox); len(entries) != 1 {
-		t.Errorf("partial folders left in the sandbox: %v", entries)
-	}
+}
+
+// failingPlace is a sandbox whose placements fail.
+type failingPlace struct{ sandbox.Sandbox }
+
+func (failingPlace) Place(context.Context, string, *pack.Package) error {
+	return skilld.Errorf(skilld.EUNAVAILABLE, "disk full")
 }
 
 func TestNoSandbox(t *testing.T) {

@@ -1,22 +1,16 @@
 package agent
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"os/exec"
-	"path"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/tool"
+	"github.com/skilld/skilld/sandbox"
 )
 
 // Names of the built-in tools.
@@ -24,6 +18,7 @@ const (
 	ToolShell          = "shell"
 	ToolReadFile       = "read_file"
 	ToolWriteFile      = "write_file"
+	ToolListFiles      = "list_files"
 	ToolReadToolOutput = "read_tool_output"
 )
 
@@ -31,30 +26,35 @@ const (
 // cannot read its own outputs.
 func controlFlow(name string) bool { return name == ToolReadToolOutput }
 
-// Shell limits.
+// File tool limits.
 const (
-	DefaultShellTimeout = 60 * time.Second
-	MaxShellTimeout     = 10 * time.Minute
-	// MaxShellOutput caps what a command's output may hold in memory;
-	// beyond it the output is cut (and anything over OffloadThreshold is
-	// offloaded anyway).
-	MaxShellOutput = 1 << 20
-	// MaxReadFile caps read_file.
+	// MaxReadFile caps the file read_file opens; larger files are read
+	// with offset and limit, or with the shell tool.
 	MaxReadFile = 4 << 20
+	// DefaultReadLines is how many lines read_file returns by default.
+	DefaultReadLines = 2000
+	// MaxListEntries caps one list_files answer.
+	MaxListEntries = 500
 )
 
 type shellParams struct {
-	Command  string `json:"command" jsonschema:"the command, run with sh -c in the working directory"`
-	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed (default 60, at most 600)"`
+	Command  string `json:"command" jsonschema:"the command, run with sh -c in /workspace (the task's folder; activated skills are under skills/)"`
+	TimeoutS int    `json:"timeout_s,omitempty" jsonschema:"seconds before the command is killed (default 120, at most 600)"`
 }
 
 type readFileParams struct {
-	Path string `json:"path" jsonschema:"path relative to the working directory"`
+	Path   string `json:"path" jsonschema:"path relative to /workspace, or absolute under /workspace"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line to return, counting from 1 (default 1)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most lines to return (default 2000)"`
 }
 
 type writeFileParams struct {
-	Path    string `json:"path" jsonschema:"path relative to the working directory; folders are created"`
+	Path    string `json:"path" jsonschema:"path relative to /workspace, or absolute under /workspace; folders are created"`
 	Content string `json:"content" jsonschema:"the whole new content of the file"`
+}
+
+type listFilesParams struct {
+	Path string `json:"path,omitempty" jsonschema:"folder relative to /workspace (default: /workspace itself)"`
 }
 
 type readOutputParams struct {
@@ -73,15 +73,16 @@ func (r *run) builtinTools() ([]*tool.Tool, error) {
 		}
 		return err
 	}
-	if r.cfg.Sandbox != "" {
-		if err := add(tool.New(ToolShell, "Run a shell command in the working directory (the task's sandbox), where activated skills' files are, and return its output and exit status.", r.shell)); err != nil {
-			return nil, err
-		}
-		if err := add(tool.New(ToolReadFile, "Read a text file from the working directory.", r.readFile)); err != nil {
-			return nil, err
-		}
-		if err := add(tool.New(ToolWriteFile, "Write a text file in the working directory, replacing it if it exists.", r.writeFile)); err != nil {
-			return nil, err
+	if r.cfg.Sandbox != nil {
+		for _, err := range []error{
+			add(tool.New(ToolShell, "Run a shell command in /workspace, the task's sandbox, where activated skills' files are (read-only, under skills/), and return its output and exit status.", r.shell)),
+			add(tool.New(ToolReadFile, "Read a text file in /workspace, by lines: offset is the first line (from 1), limit how many.", r.readFile)),
+			add(tool.New(ToolWriteFile, "Write a text file in /workspace, replacing it if it exists. Files under skills/ cannot be written.", r.writeFile)),
+			add(tool.New(ToolListFiles, "List a folder of /workspace and what is below it.", r.listFiles)),
+		} {
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := add(tool.New(ToolReadToolOutput, "Read a page of a long tool output that was cut, by its id.", r.readOutput)); err != nil {
@@ -91,128 +92,126 @@ func (r *run) builtinTools() ([]*tool.Tool, error) {
 }
 
 func (r *run) shell(ctx context.Context, p shellParams) (string, error) {
-	if strings.TrimSpace(p.Command) == "" {
-		return "", skilld.Errorf(skilld.EINVALID, "command is empty")
-	}
-	timeout := DefaultShellTimeout
+	var lim sandbox.Limits
 	if p.TimeoutS > 0 {
-		timeout = min(time.Duration(p.TimeoutS)*time.Second, MaxShellTimeout)
+		lim.Timeout = min(time.Duration(p.TimeoutS)*time.Second, sandbox.MaxTimeout)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", p.Command)
-	cmd.Dir = r.cfg.Sandbox
-	cmd.Env = append([]string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + r.cfg.Sandbox, "LANG=C.UTF-8", "TMPDIR=" + r.cfg.Sandbox}, r.cfg.ShellEnv...)
-	// Its own process group, so a timeout kills what the command started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	var out capped
-	out.limit = MaxShellOutput
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	text := out.String()
-	if out.cut {
-		text += fmt.Sprintf("\n[output cut at %d bytes]", MaxShellOutput)
-	}
-	var exit *exec.ExitError
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return text + fmt.Sprintf("\n[killed after %s]", timeout), nil
-	case errors.As(err, &exit):
-		return text + fmt.Sprintf("\n[exit status %d]", exit.ExitCode()), nil
-	case err != nil:
-		return "", fmt.Errorf("running the command: %w", err)
-	}
-	return text + "\n[exit status 0]", nil
-}
-
-// capped is a buffer that stops growing at limit.
-type capped struct {
-	bytes.Buffer
-	limit int
-	cut   bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := c.limit - c.Len(); room < len(p) {
-		c.cut = true
-		c.Buffer.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.Buffer.Write(p)
-}
-
-// sandboxPath cleans a path the model gave and keeps it inside the sandbox.
-func sandboxPath(p string) (string, error) {
-	clean := path.Clean(strings.TrimPrefix(filepath.ToSlash(p), "./"))
-	if p == "" || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", skilld.Errorf(skilld.EINVALID, "path %q must be relative to the working directory and stay inside it", p)
-	}
-	return clean, nil
-}
-
-// openSandbox opens the sandbox as a root, so no path (nor a link inside
-// it) can lead out, and returns the cleaned path p within it.
-func (r *run) openSandbox(p string) (*os.Root, string, error) {
-	rel, err := sandboxPath(p)
-	if err != nil {
-		return nil, "", err
-	}
-	root, err := os.OpenRoot(r.cfg.Sandbox)
-	return root, rel, err
-}
-
-func (r *run) readFile(_ context.Context, p readFileParams) (string, error) {
-	root, rel, err := r.openSandbox(p.Path)
+	res, err := r.cfg.Sandbox.Exec(ctx, sandbox.ExecParams{Command: p.Command, Limits: lim})
 	if err != nil {
 		return "", err
 	}
-	defer root.Close()
-	info, err := root.Stat(rel)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", skilld.Errorf(skilld.ENOTFOUND, "no file %q in the working directory", p.Path)
-	case err != nil:
-		return "", skilld.Errorf(skilld.EINVALID, "cannot read %q: %v", p.Path, err)
-	case info.IsDir():
-		return "", skilld.Errorf(skilld.EINVALID, "%q is a folder; list it with the shell tool", p.Path)
-	case info.Size() > MaxReadFile:
-		return "", skilld.Errorf(skilld.ETOOLARGE, "%q is %d bytes; read_file reads at most %d (use the shell tool, e.g. head)", p.Path, info.Size(), MaxReadFile)
+	out := string(res.Output)
+	if !utf8.ValidString(out) {
+		out = strings.ToValidUTF8(out, "\ufffd")
 	}
-	b, err := root.ReadFile(rel)
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return out + res.Summary(), nil
+}
+
+func (r *run) readFile(ctx context.Context, p readFileParams) (string, error) {
+	b, err := r.cfg.Sandbox.ReadFile(ctx, p.Path, MaxReadFile)
 	if err != nil {
-		return "", skilld.Errorf(skilld.EINVALID, "cannot read %q: %v", p.Path, err)
+		return "", err
 	}
 	if !utf8.Valid(b) {
-		return "", skilld.Errorf(skilld.EINVALID, "%q is not a text file", p.Path)
+		return "", skilld.Errorf(skilld.EINVALID, "%q is not a text file; inspect it with the shell tool (for example: file, od -c | head)", p.Path)
 	}
-	return string(b), nil
+	offset, limit := max(p.Offset, 1), p.Limit
+	if limit <= 0 {
+		limit = DefaultReadLines
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	if offset > len(lines) && !(offset == 1 && len(lines) == 0) {
+		return "", skilld.Errorf(skilld.EINVALID, "offset %d is past the end of %q (%d lines)", offset, p.Path, len(lines))
+	}
+	end := min(offset-1+limit, len(lines))
+	text := strings.Join(lines[offset-1:end], "")
+	if offset > 1 || end < len(lines) {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		next := ""
+		if end < len(lines) {
+			next = fmt.Sprintf("; continue with offset %d", end+1)
+		}
+		text += fmt.Sprintf("[lines %d–%d of %d%s]", offset, end, len(lines), next)
+	}
+	return text, nil
 }
 
-// writeFile replaces the file through a temporary file and a rename: files
-// placed from the skill cache are hard links, and writing into them would
-// change the cached copy.
-func (r *run) writeFile(_ context.Context, p writeFileParams) (string, error) {
-	root, rel, err := r.openSandbox(p.Path)
+func (r *run) writeFile(ctx context.Context, p writeFileParams) (string, error) {
+	if err := r.cfg.Sandbox.WriteFile(ctx, p.Path, []byte(p.Content)); err != nil {
+		return "", err
+	}
+	rel, _ := sandbox.CleanPath(p.Path)
+	return fmt.Sprintf("wrote %d bytes to %s", len(p.Content), rel), nil
+}
+
+// listFiles lists a folder and what is below it, breadth first, up to
+// MaxListEntries entries: folders end with "/", files show their size,
+// links are shown, not followed.
+func (r *run) listFiles(ctx context.Context, p listFilesParams) (string, error) {
+	start := p.Path
+	if start == "" {
+		start = "."
+	}
+	info, err := r.cfg.Sandbox.Stat(ctx, start)
 	if err != nil {
 		return "", err
 	}
-	defer root.Close()
-	if dir := path.Dir(rel); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return "", skilld.Errorf(skilld.EINVALID, "cannot create the folders of %q: %v", p.Path, err)
+	if !info.Mode.IsDir() {
+		return "", skilld.Errorf(skilld.EINVALID, "%q is a file; read it with read_file", p.Path)
+	}
+	var b strings.Builder
+	queue, n := []string{start}, 0
+	for len(queue) > 0 && n < MaxListEntries {
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := r.cfg.Sandbox.List(ctx, dir)
+		if err != nil {
+			if dir == start {
+				return "", err
+			}
+			fmt.Fprintf(&b, "%s/ (not listed: %s)\n", dir, skilld.ErrorMessage(err))
+			continue
+		}
+		for _, e := range entries {
+			if n == MaxListEntries {
+				break
+			}
+			n++
+			ro := ""
+			if e.ReadOnly {
+				ro = ", read-only"
+			}
+			switch {
+			case e.Mode.IsDir() && e.ReadOnly:
+				fmt.Fprintf(&b, "%s/ (read-only)\n", e.Path)
+				queue = append(queue, e.Path)
+			case e.Mode.IsDir():
+				fmt.Fprintf(&b, "%s/\n", e.Path)
+				queue = append(queue, e.Path)
+			case e.Mode&fs.ModeSymlink != 0:
+				fmt.Fprintf(&b, "%s (link)\n", e.Path)
+			case e.Mode.IsRegular():
+				fmt.Fprintf(&b, "%s (%d bytes%s)\n", e.Path, e.Size, ro)
+			default:
+				fmt.Fprintf(&b, "%s (%s)\n", e.Path, e.Mode.Type())
+			}
 		}
 	}
-	tmp := rel + ".skilld-tmp"
-	if err := root.WriteFile(tmp, []byte(p.Content), 0o644); err != nil {
-		return "", skilld.Errorf(skilld.EINVALID, "cannot write %q: %v", p.Path, err)
+	if n == 0 {
+		return "(empty folder)", nil
 	}
-	if err := root.Rename(tmp, rel); err != nil {
-		root.Remove(tmp)
-		return "", skilld.Errorf(skilld.EINVALID, "cannot write %q: %v", p.Path, err)
+	if len(queue) > 0 || n == MaxListEntries {
+		fmt.Fprintf(&b, "[listing stopped at %d entries; list a subfolder for more]", MaxListEntries)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(p.Content), rel), nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 func (r *run) readOutput(ctx context.Context, p readOutputParams) (string, error) {

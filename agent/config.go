@@ -18,6 +18,7 @@ import (
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/policy"
+	"github.com/skilld/skilld/sandbox"
 )
 
 // Defaults, each named for where it comes from (see DESIGN.md).
@@ -85,8 +86,6 @@ type Config struct {
 
 	Skills   []Skill
 	Packages Packages
-	// Cache shares materialized packages between tasks (optional).
-	Cache *SkillCache
 	// Placement is PlacementTranscript (the default).
 	Placement   string
 	EntryShare  float64
@@ -102,11 +101,14 @@ type Config struct {
 	// refused.
 	Approver Approver
 
-	// Sandbox is the task's working directory. Without one there is no
-	// shell, read_file or write_file tool and packages are not placed.
-	Sandbox string
-	// ShellEnv is added to the environment of shell commands.
-	ShellEnv []string
+	// Sandbox is where the task's commands run and its files are: the
+	// shell and file tools work in it and activated skills are placed in
+	// it. Without one there are no shell or file tools and packages are
+	// not placed. The caller creates and destroys it.
+	Sandbox sandbox.Sandbox
+	// SandboxInfo describes the sandbox's provider; the run records it in
+	// a sandbox.ready event (with the provider's warning, when it has one).
+	SandboxInfo *sandbox.Info
 
 	Tokenizer Counter
 	// Outputs stores large tool outputs; an in-memory store by default.

@@ -26,6 +26,7 @@ const (
 	EventSkillRefused      = "skill.refused"
 	EventSkillMaterialized = "skill.materialized"
 	EventCatalogShortened  = "catalog.shortened"
+	EventSandboxReady      = "sandbox.ready"
 )
 
 // Event is one thing that happened in a run. It is JSON-encoded flat:

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/policy"
+	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/unsafehost"
 )
 
 // runeCounter counts a token per four characters: deterministic, and close
@@ -113,6 +116,24 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// newSandbox returns a sandbox for runtime tests: unsafehost, whose real
+// processes and files serve the runtime's logic without needing bubblewrap
+// (the isolation itself is proven in sandbox/bwrap).
+func newSandbox(t *testing.T) sandbox.Sandbox {
+	t.Helper()
+	p, err := unsafehost.New(unsafehost.Config{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	sb, err := p.Create(t.Context(), sandbox.CreateParams{ID: "task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Destroy(context.Background()) })
+	return sb
 }
 
 func policyRequire(globs ...string) policy.Effective {

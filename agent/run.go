@@ -35,11 +35,14 @@ func New(cfg Config) (*Agent, error) {
 	}
 	// The model addresses tools by name: a configured tool may not shadow
 	// a built-in one or another configured one.
-	tools := map[string]bool{ActivateSkill: true, ToolShell: true, ToolReadFile: true, ToolWriteFile: true, ToolReadToolOutput: true}
+	builtin := []string{ActivateSkill, ToolShell, ToolReadFile, ToolWriteFile, ToolListFiles, ToolReadToolOutput}
+	tools := map[string]bool{}
+	for _, n := range builtin {
+		tools[n] = true
+	}
 	for _, t := range cfg.Tools {
 		if tools[t.Name] {
-			return nil, skilld.Errorf(skilld.EINVALID, "agent: tool name %q is taken (built-in tools: %s, %s, %s, %s, %s)",
-				t.Name, ActivateSkill, ToolShell, ToolReadFile, ToolWriteFile, ToolReadToolOutput)
+			return nil, skilld.Errorf(skilld.EINVALID, "agent: tool name %q is taken (built-in tools: %s)", t.Name, strings.Join(builtin, ", "))
 		}
 		tools[t.Name] = true
 	}
@@ -174,6 +177,13 @@ func messageEvent(taskID string, seq int64, at time.Time, m model.Message, skill
 
 func (r *run) main(ctx context.Context) {
 	r.emit(ctx, EventTaskStarted, map[string]any{"input_chars": len(r.task.Input), "skills": len(r.cfg.Skills), "window": r.cfg.Window, "placement": r.cfg.Placement})
+	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil {
+		data := map[string]any{"provider": i.Provider, "isolated": i.Isolated, "enforced": i.Enforced}
+		if i.Warning != "" {
+			data["warning"] = i.Warning
+		}
+		r.emit(ctx, EventSandboxReady, data)
+	}
 	for _, s := range r.cfg.Skills {
 		r.byName[s.Name] = s
 		if s.Withheld != "" {

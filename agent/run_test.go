@@ -2,8 +2,6 @@ package agent_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +21,7 @@ func TestProgressiveDisclosure(t *testing.T) {
 	pkgs := &agent.MemoryPackages{}
 	csv := loadSkill(t, pkgs, exampleDir("csv-inspector"), "skill-csv")
 	notes := loadSkill(t, pkgs, exampleDir("release-notes"), "skill-notes")
-	sandbox := t.TempDir()
+	sb := newSandbox(t)
 	dir := pack.SandboxDir(csv.Name, csv.ID)
 
 	m := script(t,
@@ -59,8 +57,8 @@ func TestProgressiveDisclosure(t *testing.T) {
 				!strings.Contains(last.Content, "# CSV inspector") || !strings.Contains(last.Content, dir+"/") || !strings.Contains(last.Content, "- scripts/csv-summary.sh") {
 				t.Errorf("activation result:\n%s", last.Content)
 			}
-			info, err := os.Stat(filepath.Join(sandbox, dir, "scripts", "csv-summary.sh"))
-			if err != nil || info.Mode().Perm()&0o111 == 0 {
+			info, err := sb.Stat(t.Context(), dir+"/scripts/csv-summary.sh")
+			if err != nil || info.Mode.Perm()&0o111 == 0 || !info.ReadOnly {
 				t.Errorf("script not materialized executable: %v %v", info, err)
 			}
 			return calls(agent.ActivateSkill, map[string]string{"skill_name": "csv-inspector"},
@@ -84,8 +82,7 @@ func TestProgressiveDisclosure(t *testing.T) {
 	log := &agent.MemoryLog{}
 	a, err := agent.New(agent.Config{
 		Model: m, Instruction: "You analyse data.", Window: 128000, Tokenizer: runeCounter{},
-		Skills: []agent.Skill{csv, notes}, Packages: pkgs, Sandbox: sandbox, Log: log,
-		Cache: &agent.SkillCache{Dir: t.TempDir()},
+		Skills: []agent.Skill{csv, notes}, Packages: pkgs, Sandbox: sb, Log: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +135,7 @@ func TestProgressiveDisclosure(t *testing.T) {
 	if !found {
 		t.Error("the log lost the activation's content")
 	}
-	if _, err := os.Stat(filepath.Join(sandbox, pack.SandboxDir(notes.Name, notes.ID))); !os.IsNotExist(err) {
+	if _, err := sb.Stat(t.Context(), pack.SandboxDir(notes.Name, notes.ID)); skilld.ErrorCode(err) != skilld.ENOTFOUND {
 		t.Error("a skill that was not activated was materialized")
 	}
 }
@@ -180,7 +177,7 @@ func TestPolicyAndWithheld(t *testing.T) {
 		},
 	)
 	a, err := agent.New(agent.Config{
-		Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv, notes}, Packages: pkgs, Sandbox: t.TempDir(),
+		Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv, notes}, Packages: pkgs, Sandbox: newSandbox(t),
 		Policy: policy.Merge(policy.Level{Name: "workspace", Policy: skilld.ToolPolicy{Denied: []string{"shell", "read_*"}, RequireApproval: []string{"write_*"}}}),
 	})
 	if err != nil {

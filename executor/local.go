@@ -12,8 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/policy"
+	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 )
@@ -31,10 +31,16 @@ type Config struct {
 	Service *service.Service
 	DB      store.Store
 	Blobs   blob.Store
-	// WorkDir holds task sandboxes (sandboxes/<task id>) and the shared
-	// skill cache (skill-cache/). Placing skills is file creation, so a
-	// fast local file system (tmpfs, a local SSD) pays off here.
-	WorkDir string
+	// Sandboxes makes each task's sandbox (named by the task's ID). When
+	// it is nil, SandboxError says why, and no task runs.
+	Sandboxes    sandbox.Provider
+	SandboxError error
+	// KeepSandboxes keeps a task's sandbox after the task ended (for
+	// looking at what it left); by default it is removed.
+	KeepSandboxes bool
+	// AllowNetwork lets agents whose config asks for it reach the network
+	// from their sandbox; without it such a task fails at start.
+	AllowNetwork bool
 	// OpenModel returns the model for an agent's model reference
 	// ("openai:gpt-4o-mini") and the provider's name for it.
 	OpenModel func(ref string) (model.Model, string, error)
@@ -47,8 +53,7 @@ type Config struct {
 
 // Local runs tasks in this process.
 type Local struct {
-	cfg   Config
-	cache *agent.SkillCache
+	cfg Config
 
 	mu      sync.Mutex
 	running map[string]*running
@@ -66,15 +71,21 @@ func New(cfg Config) *Local {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Sandboxes == nil && cfg.SandboxError == nil {
+		cfg.SandboxError = skilld.Errorf(skilld.EUNAVAILABLE, "tasks cannot run: this executor has no sandbox provider")
+	}
 	return &Local{
 		cfg:     cfg,
-		cache:   &agent.SkillCache{Dir: filepath.Join(cfg.WorkDir, "skill-cache")},
 		running: map[string]*running{},
 		watch:   map[string][]chan struct{}{},
 	}
 }
 
 var _ service.Executor = (*Local)(nil)
+var _ service.Ready = (*Local)(nil)
+
+// Ready reports why tasks cannot run here (no sandbox), or nil.
+func (l *Local) Ready() error { return l.cfg.SandboxError }
 
 // Recover marks tasks that were running when the process stopped as
 // failed, so none stays "running" forever. (Resuming them from their log
@@ -122,6 +133,9 @@ func (l *Local) taskIDs(ctx context.Context, workspaceID string, st skilld.TaskS
 
 // Start runs a queued task in the background.
 func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
+	if err := l.Ready(); err != nil {
+		return err
+	}
 	runCtx, cancel, err := l.begin(ctx, context.WithoutCancel(ctx), t.ID)
 	if err != nil {
 		return err
@@ -143,9 +157,10 @@ type RunOptions struct {
 	ModelName string
 	// Window, when set, replaces the snapshot's context window.
 	Window int
-	// Sandbox, when set, is the task's working directory instead of one
-	// under the data directory.
-	Sandbox string
+	// KeepSandbox keeps this task's sandbox when it ends.
+	KeepSandbox bool
+	// OnSandbox sees the task's sandbox once it exists.
+	OnSandbox func(sandbox.Sandbox)
 	// OnEvent sees every event as it happens.
 	OnEvent func(agent.Event)
 }
@@ -153,6 +168,9 @@ type RunOptions struct {
 // Run runs a queued task in the foreground (as `skilld run` does) and
 // returns its final status. Cancelling ctx cancels the task.
 func (l *Local) Run(ctx context.Context, t *skilld.Task, opts RunOptions) (*skilld.Task, error) {
+	if err := l.Ready(); err != nil {
+		return nil, err
+	}
 	runCtx, cancel, err := l.begin(ctx, ctx, t.ID)
 	if err != nil {
 		return nil, err
@@ -266,7 +284,13 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 		l.mu.Unlock()
 		l.notify(t.ID)
 	}()
-	a, err := l.agentFor(t, opts)
+	a, sb, err := l.agentFor(ctx, t, opts)
+	if sb != nil {
+		defer l.release(t.ID, sb, opts.KeepSandbox)
+		if opts.OnSandbox != nil {
+			opts.OnSandbox(sb)
+		}
+	}
 	if err != nil {
 		msg = skilld.ErrorMessage(err)
 		if skilld.ErrorCode(err) == skilld.EINTERNAL {
@@ -308,37 +332,58 @@ func (l *Local) finish(ctx context.Context, taskID string, status skilld.TaskSta
 	}
 }
 
-// agentFor builds the runtime for a task from its snapshot.
-func (l *Local) agentFor(t *skilld.Task, opts RunOptions) (*agent.Agent, error) {
+// release removes a task's sandbox unless it is to be kept.
+func (l *Local) release(taskID string, sb sandbox.Sandbox, keep bool) {
+	if keep || l.cfg.KeepSandboxes {
+		return
+	}
+	if err := sb.Destroy(context.Background()); err != nil {
+		l.cfg.Logger.Error("removing a task's sandbox", "task", taskID, "err", err)
+	}
+}
+
+// agentFor builds the runtime for a task from its snapshot, with its
+// sandbox (returned for the caller to release, also when the agent could
+// not be built).
+func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions) (*agent.Agent, sandbox.Sandbox, error) {
 	snap, err := service.TaskSnapshot(t)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if snap.Sandbox.Network && !l.cfg.AllowNetwork {
+		return nil, nil, skilld.Errorf(skilld.EFORBIDDEN, "agent %q asks for network access in its sandbox (config.sandbox.network), which this server does not allow; start it with --sandbox-network to allow it", snap.AgentName)
 	}
 	m, name := opts.Model, opts.ModelName
 	if m == nil {
 		if snap.Model == "" {
-			return nil, skilld.Errorf(skilld.EINVALID, "agent %q has no model; set config.model (for example openai:gpt-4o-mini)", snap.AgentName)
+			return nil, nil, skilld.Errorf(skilld.EINVALID, "agent %q has no model; set config.model (for example openai:gpt-4o-mini)", snap.AgentName)
 		}
 		if m, name, err = l.cfg.OpenModel(snap.Model); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	counter, err := l.cfg.Tokenizer(snap.Model)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	window := cmp.Or(opts.Window, snap.Context.Window)
 	if window == 0 {
 		w, ok := l.cfg.Window(snap.Model)
 		if !ok {
-			return nil, skilld.Errorf(skilld.EINVALID, "the context window of %q is not known; set config.context.window on agent %q", snap.Model, snap.AgentName)
+			return nil, nil, skilld.Errorf(skilld.EINVALID, "the context window of %q is not known; set config.context.window on agent %q", snap.Model, snap.AgentName)
 		}
 		window = w
 	}
-	sandbox := cmp.Or(opts.Sandbox, filepath.Join(l.cfg.WorkDir, "sandboxes", t.ID))
-	if err := os.MkdirAll(sandbox, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the sandbox: %w", err)
+	env := make([]string, 0, len(snap.Sandbox.Env))
+	for k, v := range snap.Sandbox.Env {
+		env = append(env, k+"="+v)
 	}
+	slices.Sort(env)
+	sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: t.ID, Network: snap.Sandbox.Network, Env: env})
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the sandbox: %w", err)
+	}
+	info := l.cfg.Sandboxes.Info()
 	skills := make([]agent.Skill, len(snap.Skills))
 	for i, s := range snap.Skills {
 		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld}
@@ -347,13 +392,14 @@ func (l *Local) agentFor(t *skilld.Task, opts RunOptions) (*agent.Agent, error) 
 	if opts.Approver != nil {
 		approve = opts.Approver
 	}
-	return agent.New(agent.Config{
+	a, err := agent.New(agent.Config{
 		Model: m, ModelName: name, Instruction: snap.Instruction, Window: window,
-		Skills: skills, Packages: l.cfg.Service.Packages(), Cache: l.cache,
+		Skills: skills, Packages: l.cfg.Service.Packages(),
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
-		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sandbox,
+		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
 		Tokenizer: counter, Outputs: agent.BlobOutputs{Blobs: l.cfg.Blobs}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
 	})
+	return a, sb, err
 }
 
 // taskLog is the store's task log as the runtime's Log.

@@ -17,6 +17,7 @@ import (
 	"github.com/skilld/skilld/blob/fsblob"
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/storetest"
@@ -74,20 +75,34 @@ type fixture struct {
 	actor service.Actor
 	data  string
 	model *playModel
+	// sandboxes holds the tasks' sandboxes, kept after each task.
+	sandboxes string
 }
 
 func newFixture(t *testing.T, open storetest.Opener) *fixture {
+	return newFixtureWith(t, open, nil)
+}
+
+// newFixtureWith lets a test change the executor's config (its sandbox
+// settings); by default sandboxes are kept for the test to look into.
+func newFixtureWith(t *testing.T, open storetest.Opener, adjust func(*executor.Config)) *fixture {
 	db := open(t)
 	blobs, err := fsblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{svc: service.New(db, blobs, nil, service.Config{}), db: db, data: t.TempDir(), model: &playModel{}}
-	f.exec = executor.New(executor.Config{Service: f.svc, DB: db, Blobs: blobs, WorkDir: f.data,
+	sbx, sbCfg := bwraptest.New(t)
+	f.sandboxes = sbCfg.Root
+	cfg := executor.Config{Service: f.svc, DB: db, Blobs: blobs, Sandboxes: sbx, KeepSandboxes: true,
 		OpenModel: func(ref string) (model.Model, string, error) { return f.model, strings.TrimPrefix(ref, "test:"), nil },
 		Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },
-	})
+	}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	f.exec = executor.New(cfg)
 	f.svc.SetExecutor(f.exec)
 	t.Cleanup(f.exec.Shutdown)
 	secret, err := f.svc.Bootstrap(t.Context(), "")
@@ -172,17 +187,23 @@ func TestRunTask(t *testing.T) {
 					var ev agent.Event
 					json.Unmarshal(e.Payload, &ev)
 					types = append(types, ev.Type)
+					switch ev.Type {
+					case agent.EventSkillMaterialized:
+						if ev.Data["error"] != nil || ev.Data["dir"] != pack.SandboxDir(sk.Name, sk.ID) {
+							t.Errorf("materialization: %+v", ev.Data)
+						}
+					case agent.EventSandboxReady:
+						if ev.Data["provider"] != "bwrap" || ev.Data["isolated"] != true {
+							t.Errorf("sandbox: %+v", ev.Data)
+						}
+					}
 				}
 			}
 			joined := strings.Join(types, " ")
-			for _, want := range []string{"task.started", "skill.materialized", "skill.activated", "task.completed"} {
+			for _, want := range []string{"task.started", "sandbox.ready", "skill.materialized", "skill.activated", "task.completed"} {
 				if !strings.Contains(joined, want) {
 					t.Errorf("log lacks %s: %s", want, joined)
 				}
-			}
-			dir := filepath.Join(f.data, "sandboxes", task.ID, pack.SandboxDir(sk.Name, sk.ID), "scripts", "csv-summary.sh")
-			if _, err := os.Stat(dir); err != nil {
-				t.Errorf("skill not materialized in the task's sandbox: %v", err)
 			}
 		})
 	}
@@ -219,7 +240,7 @@ func TestApprovalAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wait(t, task.ID, skilld.TaskCompleted)
-	if b, _ := os.ReadFile(filepath.Join(f.data, "sandboxes", task.ID, "out.txt")); string(b) != "hello" {
+	if b, _ := os.ReadFile(filepath.Join(f.sandboxes, task.ID, "workspace", "out.txt")); string(b) != "hello" {
 		t.Errorf("approved write: %q", b)
 	}
 
@@ -229,7 +250,7 @@ func TestApprovalAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.wait(t, rejected.ID, skilld.TaskCompleted)
-	if _, err := os.Stat(filepath.Join(f.data, "sandboxes", rejected.ID, "second.txt")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(f.sandboxes, rejected.ID, "workspace", "second.txt")); !os.IsNotExist(err) {
 		t.Error("a rejected write happened")
 	}
 

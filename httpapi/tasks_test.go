@@ -19,6 +19,7 @@ import (
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 )
 
 // queueModel answers requests from a queue that tests fill.
@@ -76,7 +77,8 @@ func (wordCount) Count(s string) int { return len(strings.Fields(s)) + 1 }
 func (e *testEnv) withExecutor(t *testing.T) *queueModel {
 	m := &queueModel{}
 	blobs := e.svc.Packages().Blobs
-	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: blobs, WorkDir: t.TempDir(),
+	sbx, _ := bwraptest.New(t)
+	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: blobs, Sandboxes: sbx,
 		OpenModel: func(string) (model.Model, string, error) { return m, "test", nil },
 		Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },

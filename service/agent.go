@@ -6,6 +6,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/policy"
+	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/store"
 )
 
@@ -95,8 +96,25 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 	if c.Context.Window < 0 || c.Context.MaxLoaded < 0 || c.Context.MaxMessages < 0 {
 		return invalidField("config.context", "context sizes must not be negative")
 	}
+	if len(c.Sandbox.Env) > MaxSandboxEnv {
+		return invalidField("config.sandbox.env", "at most %d variables, not %d", MaxSandboxEnv, len(c.Sandbox.Env))
+	}
+	for name, v := range c.Sandbox.Env {
+		if err := sandbox.CheckEnv([]string{name + "=" + v}); err != nil {
+			return invalidField("config.sandbox.env", "%s", skilld.ErrorMessage(err))
+		}
+		if len(v) > MaxSandboxEnvValue {
+			return invalidField("config.sandbox.env", "%s is %d bytes, more than %d", name, len(v), MaxSandboxEnvValue)
+		}
+	}
 	return nil
 }
+
+// Bounds of an agent's sandbox environment.
+const (
+	MaxSandboxEnv      = 64
+	MaxSandboxEnvValue = 4096
+)
 
 type AgentRef struct {
 	ID string `json:"id" path:"id" jsonschema:"the agent's ID or name"`

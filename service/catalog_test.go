@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,6 +200,19 @@ func testAgents(t *testing.T, open storetest.Opener) {
 	wantCode(t, err, skilld.ENOTFOUND)
 	_, err = e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "bad", Config: skilld.AgentConfig{Context: skilld.ContextSettings{Placement: "sideways"}}})
 	wantCode(t, err, skilld.EINVALID)
+	for _, env := range []map[string]string{{"1BAD": "x"}, {"A-B": "x"}, {"NUL": "a\x00b"}, {"BIG": strings.Repeat("x", service.MaxSandboxEnvValue+1)}} {
+		_, err = e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "bad-env", Config: skilld.AgentConfig{Sandbox: skilld.SandboxSettings{Env: env}}})
+		var se *skilld.Error
+		if !errors.As(err, &se) || se.Code != skilld.EINVALID || len(se.Details) == 0 || se.Details[0].Field != "config.sandbox.env" {
+			t.Errorf("env %.20q: %v", env, err)
+		}
+	}
+	withEnv := must[*skilld.Agent](t)(e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "with-env",
+		Config: skilld.AgentConfig{Sandbox: skilld.SandboxSettings{Network: true, Env: map[string]string{"LOG_LEVEL": "debug"}}}}))
+	if got := must[*skilld.Agent](t)(e.svc.GetAgent(ctx, e.viewer, service.GetAgentParams{AgentRef: service.AgentRef{ID: withEnv.ID}})); !got.Config.Sandbox.Network || got.Config.Sandbox.Env["LOG_LEVEL"] != "debug" {
+		t.Errorf("sandbox settings not kept: %+v", got.Config.Sandbox)
+	}
+	e.svc.DeleteAgent(ctx, e.member, service.DeleteAgentParams{AgentRef: service.AgentRef{ID: withEnv.ID}})
 	_, err = e.svc.CreateAgent(ctx, e.viewer, service.AgentParams{Name: "x"})
 	wantCode(t, err, skilld.EFORBIDDEN)
 	up := must[*skilld.Agent](t)(e.svc.UpdateAgent(ctx, e.member, service.UpdateAgentParams{AgentRef: service.AgentRef{ID: "reviewer"}, Skills: &[]service.AgentSkillRef{}}))

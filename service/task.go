@@ -22,6 +22,7 @@ type Snapshot struct {
 	Instruction string                 `json:"instruction"`
 	Model       string                 `json:"model"`
 	Context     skilld.ContextSettings `json:"context"`
+	Sandbox     skilld.SandboxSettings `json:"sandbox"`
 	Skills      []SnapshotSkill        `json:"skills"`
 	// Tools are the tool policies that merge into the run's effective
 	// policy, workspace first.
@@ -87,7 +88,7 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		return nil, err
 	}
 	snap := &Snapshot{
-		AgentID: ag.ID, AgentName: ag.Name, Instruction: ag.Config.Instruction, Model: ag.Config.Model, Context: ag.Config.Context,
+		AgentID: ag.ID, AgentName: ag.Name, Instruction: ag.Config.Instruction, Model: ag.Config.Model, Context: ag.Config.Context, Sandbox: ag.Config.Sandbox,
 		Skills: []SnapshotSkill{},
 		Tools:  []policy.Level{{Name: "workspace", Policy: pol.Tools}, {Name: "agent", Policy: ag.Config.Tools}},
 	}

@@ -24,8 +24,20 @@ type Executor interface {
 // tasks stay queued.
 func (s *Service) SetExecutor(e Executor) { s.exec = e }
 
+// Ready is implemented by executors that can be unable to run tasks at all
+// (no sandbox on this machine): RunTask asks it before recording a task,
+// so a task that could never run is refused, not left queued.
+type Ready interface {
+	Ready() error
+}
+
 // RunTask starts a task for an agent and hands it to the executor.
 func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*skilld.Task, error) {
+	if r, ok := s.exec.(Ready); ok {
+		if err := r.Ready(); err != nil {
+			return nil, err
+		}
+	}
 	t, err := s.StartTask(ctx, a, p)
 	if err != nil {
 		return nil, err

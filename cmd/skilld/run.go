@@ -17,6 +17,7 @@ import (
 	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/skillmd"
 )
@@ -32,7 +33,9 @@ type runFlags struct {
 	apiKey        string
 	window        int
 	instruction   string
-	sandbox       string
+	sandbox       sandboxFlags
+	keepSandbox   bool
+	cacheDir      string
 	placement     string
 	encoding      string
 	approve       string
@@ -59,7 +62,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.apiKey, "api-key", "", "API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	fs.IntVar(&f.window, "context-window", 0, "the model's context window in tokens (required unless the model is in the known table)")
 	fs.StringVar(&f.instruction, "instruction", "You are a helpful agent. Use the available skills when a task matches one.", "the agent's instruction (with --skills)")
-	fs.StringVar(&f.sandbox, "sandbox", "", "working directory of the task (default: a new temporary folder, kept)")
+	f.sandbox.register(fs)
+	fs.BoolVar(&f.keepSandbox, "keep-sandbox", false, "keep the task's sandbox folder when the run ends and print where it is\n"+
+		"(by default it is removed; with --skills it is a new private folder in the temporary directory,\n"+
+		"with --agent it is <work-dir>/sandboxes/<task id>)")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "the skill cache of this command (default: <user cache dir>/skilld/skill-cache, mode 0700)")
 	fs.StringVar(&f.placement, "placement", agent.PlacementTranscript, "where activated skills go: transcript")
 	fs.StringVar(&f.encoding, "tokenizer", "", "token encoding to count with (o200k_base, cl100k_base; default: the model's)")
 	fs.StringVar(&f.approve, "approve", "never", "tool calls that need approval: never (refuse), all (approve), ask (prompt on the terminal)")
@@ -91,20 +98,16 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			}
 		}
 	}
-	tempSandbox := f.sandbox == ""
-	if tempSandbox {
-		dir, err := os.MkdirTemp("", "skilld-run-")
+	if err := f.sandbox.check(); err != nil {
+		return usageErrorf(fs, "%s", errorText(err))
+	}
+	if f.cacheDir == "" {
+		dir, err := os.UserCacheDir()
 		if err != nil {
-			fmt.Fprintf(e.stderr, "skilld run: %v\n", err)
+			fmt.Fprintf(e.stderr, "skilld run: no cache directory (%v); give --cache-dir\n", err)
 			return exitFailure
 		}
-		f.sandbox = dir
-	} else if err := os.MkdirAll(f.sandbox, 0o755); err != nil {
-		fmt.Fprintf(e.stderr, "skilld run: %v\n", err)
-		return exitFailure
-	}
-	if !f.json {
-		fmt.Fprintf(e.stderr, "sandbox: %s\n", f.sandbox)
+		f.cacheDir = filepath.Join(dir, "skilld", "skill-cache")
 	}
 	m := &models{opts: provider.Options{BaseURL: f.baseURL, APIKey: f.apiKey}, tokens: tokenizer.NewCache(), encoding: f.encoding, scripted: true}
 	p := &printer{e: e, json: f.json}
@@ -116,11 +119,6 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		status, err = runLocalSkills(ctx, e, &f, m, p, pos[0])
 	}
 	if err != nil {
-		if tempSandbox {
-			// A run refused before the task wrote anything leaves no
-			// empty folder behind; os.Remove keeps one that is not empty.
-			os.Remove(f.sandbox)
-		}
 		code := exitFailure
 		if skilld.ErrorCode(err) == skilld.EINVALID {
 			code = exitUsage
@@ -179,10 +177,28 @@ func runLocalSkills(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	if err != nil {
 		return "", err
 	}
+	// A private folder (mode 0700) of its own for this run's sandbox.
+	root, err := os.MkdirTemp("", "skilld-run-")
+	if err != nil {
+		return "", err
+	}
+	sbx, err := f.sandbox.open(ctx, e.stderr, root, f.cacheDir)
+	if err != nil {
+		os.RemoveAll(root)
+		return "", err
+	}
+	defer sbx.close()
+	sb, err := sbx.Create(ctx, sandbox.CreateParams{ID: "run"})
+	if err != nil {
+		os.RemoveAll(root)
+		return "", err
+	}
+	defer f.release(e, sb, root)
+	f.announce(e, sb)
+	info := sbx.Info()
 	a, err := agent.New(agent.Config{
 		Model: mdl, ModelName: name, Instruction: f.instruction, Window: f.window, Skills: skills, Packages: pkgs,
-		Cache: &agent.SkillCache{Dir: filepath.Join(os.TempDir(), "skilld-skill-cache")}, Placement: f.placement,
-		Sandbox: f.sandbox, Tokenizer: counter, Approver: f.approver(e), MaxIterations: f.maxIterations,
+		Placement: f.placement, Sandbox: sb, SandboxInfo: &info, Tokenizer: counter, Approver: f.approver(e), MaxIterations: f.maxIterations,
 	})
 	if err != nil {
 		return "", err
@@ -198,6 +214,33 @@ func runLocalSkills(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 		}
 	}
 	return status, nil
+}
+
+// announce says where the run's sandbox is and what becomes of it.
+func (f *runFlags) announce(e *env, sb sandbox.Sandbox) {
+	if f.json {
+		return
+	}
+	if f.keepSandbox {
+		fmt.Fprintf(e.stderr, "sandbox: %s (kept)\n", sb.HostPath())
+	} else {
+		fmt.Fprintf(e.stderr, "sandbox: %s (removed at the end; --keep-sandbox keeps it)\n", sb.HostPath())
+	}
+}
+
+// release removes the run's sandbox, or says where it is kept. root, when
+// set, is a folder made for the sandbox alone, removed with it.
+func (f *runFlags) release(e *env, sb sandbox.Sandbox, root string) {
+	if f.keepSandbox {
+		fmt.Fprintf(e.stderr, "sandbox kept: %s\n", sb.HostPath())
+		return
+	}
+	if err := sb.Destroy(context.Background()); err != nil {
+		fmt.Fprintf(e.stderr, "skilld run: removing the sandbox: %v\n", err)
+	}
+	if root != "" {
+		os.RemoveAll(root)
+	}
 }
 
 // localSkill reads and checks one skill folder. Its ID is its absolute
@@ -236,6 +279,16 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	if err != nil {
 		return "", err
 	}
+	// The sandbox first: a machine that cannot run one records no task.
+	work, err := f.storage.workDir()
+	if err != nil {
+		return "", err
+	}
+	sbx, err := f.sandbox.open(ctx, e.stderr, filepath.Join(work, "sandboxes"), f.cacheDir)
+	if err != nil {
+		return "", err
+	}
+	defer sbx.close()
 	task, err := svc.StartTask(ctx, actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: f.agent}, Input: input})
 	if err != nil {
 		return "", err
@@ -243,11 +296,8 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	if !f.json {
 		fmt.Fprintf(e.stderr, "task: %s\n", task.ID)
 	}
-	work, err := f.storage.workDir()
-	if err != nil {
-		return "", err
-	}
-	opts := executor.RunOptions{Approver: f.approver(e), Window: f.window, Sandbox: f.sandbox, OnEvent: p.event}
+	opts := executor.RunOptions{Approver: f.approver(e), Window: f.window, KeepSandbox: f.keepSandbox, OnEvent: p.event,
+		OnSandbox: func(sb sandbox.Sandbox) { f.announce(e, sb) }}
 	if opts.Approver == nil {
 		opts.Approver = refuseAll{}
 	}
@@ -256,7 +306,7 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 			return "", err
 		}
 	}
-	done, err := newExecutor(svc, db, blobs, work, m).Run(ctx, task, opts)
+	done, err := newExecutor(svc, db, blobs, sbx, nil, m, f.sandbox.network, false).Run(ctx, task, opts)
 	if err != nil {
 		return "", err
 	}

@@ -17,15 +17,16 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/blob/bloburl"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store/storeurl"
 )
 
 func TestRunScripted(t *testing.T) {
 	t.Parallel()
-	sandbox := t.TempDir()
+	bwraptest.Require(t)
 	code, out, errOut := runCLI(t, "run", "--skills", examples, "--model", "scripted:../../examples/scripts/csv-demo.json",
-		"--context-window", "128000", "--sandbox", sandbox, "How many rows has orders.csv?")
+		"--context-window", "128000", "--cache-dir", t.TempDir(), "--keep-sandbox", "How many rows has orders.csv?")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -34,10 +35,24 @@ func TestRunScripted(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	matches, _ := filepath.Glob(filepath.Join(sandbox, "skills", "csv-inspector-*", "scripts", "csv-summary.sh"))
-	if len(matches) != 1 {
-		t.Errorf("skill not materialized: %v", matches)
+	ws := keptSandbox(t, errOut)
+	if b, err := os.ReadFile(filepath.Join(ws, "orders.csv")); err != nil || !strings.HasPrefix(string(b), "id,customer,total") {
+		t.Errorf("the kept sandbox lacks the file the task wrote: %q, %v", b, err)
 	}
+}
+
+// keptSandbox returns the folder a run printed as kept, removed at the end
+// of the test.
+func keptSandbox(t *testing.T, errOut string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(errOut, "sandbox kept: ")
+	ws, _, _ := strings.Cut(rest, "\n")
+	if !ok || ws == "" {
+		t.Fatalf("no kept sandbox in %q", errOut)
+	}
+	// <temp>/skilld-run-…/run/workspace: the run's own folder goes.
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(filepath.Dir(ws))) })
+	return ws
 }
 
 // fakeOpenAI speaks Chat Completions with streaming, answering each request
@@ -110,7 +125,7 @@ func lastMessage(req map[string]any) map[string]any {
 // the sandbox and its script runs through the shell tool.
 func TestRunOpenAI(t *testing.T) {
 	t.Parallel()
-	sandbox := t.TempDir()
+	bwraptest.Require(t)
 	f := &fakeOpenAI{t: t}
 	f.steps = []func(*testing.T, map[string]any) []string{
 		func(t *testing.T, req map[string]any) []string {
@@ -149,7 +164,7 @@ func TestRunOpenAI(t *testing.T) {
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	code, out, errOut := runCLI(t, "run", "--json", "--skills", examples, "--model", "openai:gpt-test", "--context-window", "64000",
-		"--base-url", srv.URL+"/v1", "--api-key", "test-key", "--sandbox", sandbox, "Summarize d.csv")
+		"--base-url", srv.URL+"/v1", "--api-key", "test-key", "--cache-dir", t.TempDir(), "Summarize d.csv")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -177,6 +192,7 @@ func TestRunOpenAI(t *testing.T) {
 
 func TestRunStoredAgent(t *testing.T) {
 	t.Parallel()
+	bwraptest.Require(t)
 	data := t.TempDir()
 	ctx := t.Context()
 	dbURL := "sqlite://" + filepath.Join(data, "skilld.db")
@@ -208,7 +224,7 @@ func TestRunStoredAgent(t *testing.T) {
 	}
 	db.Close()
 	blobs.Close()
-	code, out, errOut := runCLI(t, "run", "--data", data, "--agent", "analyst", "--sandbox", t.TempDir(), "Look at orders.csv")
+	code, out, errOut := runCLI(t, "run", "--data", data, "--agent", "analyst", "--cache-dir", t.TempDir(), "Look at orders.csv")
 	if code != exitOK || !strings.Contains(out, "rows: 3") || !strings.Contains(errOut, "task: ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -224,6 +240,7 @@ func TestRunStoredAgent(t *testing.T) {
 
 func TestRunUsage(t *testing.T) {
 	t.Parallel()
+	bwraptest.Require(t)
 	script := filepath.Join(t.TempDir(), "s.json")
 	os.WriteFile(script, []byte(`[{"text":"hi"}]`), 0o644)
 	for _, tt := range []struct {
@@ -237,22 +254,36 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run", "--model", "scripted:" + script, "task"}, exitUsage, "--context-window"},
 		{[]string{"run", "--model", "scripted:" + script, "--context-window", "1000", "--skills", "x", "--agent", "y", "task"}, exitUsage, "either"},
 		{[]string{"run", "--model", "scripted:" + script, "--context-window", "1000", "--skills", "/no/such/dir", "task"}, exitFailure, "does not exist"},
-		{[]string{"run", "--model", "scripted:" + script, "--context-window", "100000", "--sandbox", t.TempDir(), "task"}, exitOK, "assistant: hi"},
+		{[]string{"run", "--model", "scripted:" + script, "--context-window", "100000", "--cache-dir", t.TempDir(), "task"}, exitOK, "assistant: hi"},
+		{[]string{"run", "--model", "scripted:" + script, "--context-window", "100000", "--sandbox", t.TempDir(), "task"}, exitUsage, "use bwrap or unsafe-host"},
+		{[]string{"run", "--model", "scripted:" + script, "--context-window", "100000", "--sandbox-memory", "1", "task"}, exitUsage, "at least 16"},
 	} {
 		code, out, errOut := runCLI(t, tt.args...)
 		if code != tt.code || !strings.Contains(out+errOut, tt.want) {
 			t.Errorf("skilld %q: exit %d, want %d with %q\n%s%s", tt.args, code, tt.code, tt.want, out, errOut)
 		}
 	}
-	// A refused run removes the temporary sandbox it made.
-	_, _, errOut := runCLI(t, "run", "--model", "scripted:"+script, "--context-window", "1000", "--skills", "/no/such/dir", "task")
+	// A run's sandbox is removed at its end unless it is to be kept.
+	_, _, errOut := runCLI(t, "run", "--model", "scripted:"+script, "--context-window", "1000", "--cache-dir", t.TempDir(), "task")
 	_, rest, ok := strings.Cut(errOut, "sandbox: ")
-	dir, _, _ := strings.Cut(rest, "\n")
+	dir, _, _ := strings.Cut(rest, " (removed at the end")
 	if !ok || dir == "" {
 		t.Fatalf("no sandbox line in %q", errOut)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("temporary sandbox %s left behind: %v", dir, err)
+		t.Errorf("sandbox %s left behind: %v", dir, err)
+	}
+	if _, err := os.Stat(filepath.Dir(filepath.Dir(dir))); !os.IsNotExist(err) {
+		t.Errorf("the run's folder %s left behind: %v", filepath.Dir(filepath.Dir(dir)), err)
+	}
+}
+
+func TestRunUnsafeHost(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runCLI(t, "run", "--skills", examples, "--model", "scripted:../../examples/scripts/csv-demo.json",
+		"--context-window", "128000", "--sandbox", "unsafe-host", "--json", "How many rows has orders.csv?")
+	if code != exitOK || !strings.Contains(errOut, "WARNING: sandbox unsafe-host") || !strings.Contains(out, `"type":"sandbox.ready"`) || !strings.Contains(out, `"warning":"sandbox unsafe-host`) {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
 

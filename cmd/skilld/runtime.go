@@ -1,8 +1,6 @@
 package main
 
 import (
-	"path/filepath"
-
 	"github.com/skilld/skilld"
 
 	"github.com/skilld/skilld/agent"
@@ -45,9 +43,15 @@ func (m *models) counter(ref string) (agent.Counter, error) {
 }
 
 // newExecutor builds the local executor the server and `skilld run` share.
-func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, workDir string, m *models) *executor.Local {
-	return executor.New(executor.Config{
-		Service: svc, DB: db, Blobs: blobs, WorkDir: filepath.Clean(workDir),
+// sbx is nil when no sandbox could be opened; sbErr then says why, and
+// tasks are refused with it.
+func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, sbx *sandboxes, sbErr error, m *models, network, keep bool) *executor.Local {
+	cfg := executor.Config{
+		Service: svc, DB: db, Blobs: blobs, SandboxError: sbErr, AllowNetwork: network, KeepSandboxes: keep,
 		OpenModel: m.open, Tokenizer: m.counter, Window: model.ContextWindow,
-	})
+	}
+	if sbx != nil {
+		cfg.Sandboxes = sbx.Provider
+	}
+	return executor.New(cfg)
 }

@@ -31,9 +31,15 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"\"default\" and an instance-admin token: the value of SKILLD_BOOTSTRAP_TOKEN,\n"+
 		"or a generated one printed once. GitHub imports use SKILLD_GITHUB_TOKEN when set.\n"+
 		"Tasks run in this process; their models come from OPENAI_BASE_URL/OPENAI_API_KEY\n"+
-		"and ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY, their sandboxes live under --data.")
+		"and ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY. Skill scripts run in a bubblewrap sandbox\n"+
+		"per task under <work-dir>/sandboxes, placed skills come from <work-dir>/skill-cache;\n"+
+		"without bubblewrap tasks are refused unless --sandbox unsafe-host is given.")
 	var sf storageFlags
 	sf.register(fs)
+	var sbf sandboxFlags
+	sbf.register(fs)
+	keep := fs.Bool("keep-sandboxes", os.Getenv("SKILLD_KEEP_SANDBOXES") == "1",
+		"keep each task's sandbox folder after the task ends, to look at what it left (env SKILLD_KEEP_SANDBOXES=1)")
 	addr := fs.String("addr", cmp.Or(os.Getenv("SKILLD_ADDR"), "127.0.0.1:8080"), "address to listen on (env SKILLD_ADDR)")
 	githubAPI := fs.String("github-api-url", cmp.Or(os.Getenv("SKILLD_GITHUB_API_URL"), importer.DefaultAPIURL),
 		"GitHub REST API root for imports (env SKILLD_GITHUB_API_URL)")
@@ -46,6 +52,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	if len(pos) > 0 {
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
+	}
+	if err := sbf.check(); err != nil {
+		return usageErrorf(fs, "%s", errorText(err))
 	}
 	db, blobs, err := sf.openAll(ctx)
 	if err != nil {
@@ -66,7 +75,14 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	exec := newExecutor(svc, db, blobs, workDir, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"})
+	sbx, sbErr := sbf.open(ctx, e.stderr, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"))
+	if sbErr != nil {
+		fmt.Fprintf(e.stderr, "skilld: tasks are disabled: %s\n", errorText(sbErr))
+	} else {
+		defer sbx.close()
+		fmt.Fprintln(e.stderr, describe(sbx.Info()))
+	}
+	exec := newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"}, sbf.network, *keep)
 	if err := exec.Recover(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure

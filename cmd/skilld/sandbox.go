@@ -1,0 +1,134 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/bwrap"
+	"github.com/skilld/skilld/sandbox/unsafehost"
+)
+
+// sandboxFlags choose and bound the sandboxes tasks run in (serve and run).
+type sandboxFlags struct {
+	provider  string
+	network   bool
+	memoryMiB int
+	cpu       time.Duration
+	processes int
+	uid       int
+	paths     pathList
+}
+
+func (f *sandboxFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.provider, "sandbox", cmp.Or(os.Getenv("SKILLD_SANDBOX"), bwrap.Name),
+		"where skill scripts run: bwrap (isolated, the default) or unsafe-host (no isolation; only for trusted skills\n"+
+			"on machines without user namespaces) (env SKILLD_SANDBOX)")
+	fs.BoolVar(&f.network, "sandbox-network", os.Getenv("SKILLD_SANDBOX_NETWORK") == "1",
+		"let agents whose config.sandbox.network is true reach the network (env SKILLD_SANDBOX_NETWORK=1)")
+	fs.IntVar(&f.memoryMiB, "sandbox-memory", envInt("SKILLD_SANDBOX_MEMORY", sandbox.DefaultMemory>>20),
+		"memory limit of one command, in MiB (env SKILLD_SANDBOX_MEMORY)")
+	fs.DurationVar(&f.cpu, "sandbox-cpu", envDuration("SKILLD_SANDBOX_CPU", sandbox.DefaultCPU),
+		"CPU time limit of one command (env SKILLD_SANDBOX_CPU)")
+	fs.IntVar(&f.processes, "sandbox-processes", envInt("SKILLD_SANDBOX_PROCESSES", sandbox.DefaultProcesses),
+		"most processes and threads of one command (env SKILLD_SANDBOX_PROCESSES)")
+	fs.IntVar(&f.uid, "sandbox-uid", envInt("SKILLD_SANDBOX_UID", bwrap.DefaultUID),
+		"when skilld runs as root: the user (and group) id commands run as (env SKILLD_SANDBOX_UID)")
+	f.paths = pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_SANDBOX_PATHS"))}
+	fs.Var(&f.paths, "sandbox-path", "a host folder to show read-only at the same place in sandboxes (tools under /opt, say);\n"+
+		"repeatable (env SKILLD_SANDBOX_PATHS, separated by colons)")
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
+	}
+	return def
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
+	}
+	return def
+}
+
+// check refuses settings that cannot work, before anything is opened.
+func (f *sandboxFlags) check() error {
+	switch {
+	case f.provider != bwrap.Name && f.provider != unsafehost.Name:
+		return skilld.Errorf(skilld.EINVALID, "--sandbox %q: use %s or %s (a task's folder is chosen by skilld: see --keep-sandbox and --work-dir)", f.provider, bwrap.Name, unsafehost.Name)
+	case f.memoryMiB < 16:
+		return skilld.Errorf(skilld.EINVALID, "--sandbox-memory %d: give at least 16 (MiB)", f.memoryMiB)
+	case f.cpu < time.Second:
+		return skilld.Errorf(skilld.EINVALID, "--sandbox-cpu %s: give at least 1s", f.cpu)
+	case f.processes < 8:
+		return skilld.Errorf(skilld.EINVALID, "--sandbox-processes %d: give at least 8", f.processes)
+	case f.uid <= 0:
+		return skilld.Errorf(skilld.EINVALID, "--sandbox-uid %d: give an unprivileged user id", f.uid)
+	}
+	return nil
+}
+
+func (f *sandboxFlags) limits() sandbox.Limits {
+	return sandbox.Limits{Memory: int64(f.memoryMiB) << 20, CPU: f.cpu, Processes: f.processes}
+}
+
+// sandboxes is an opened provider and how to close it.
+type sandboxes struct {
+	sandbox.Provider
+	close func() error
+}
+
+// open returns the provider, its sandboxes under root and (for bwrap) its
+// skill cache in cacheDir. For unsafe-host it prints the provider's
+// warning to w first.
+func (f *sandboxFlags) open(ctx context.Context, w io.Writer, root, cacheDir string) (*sandboxes, error) {
+	if f.provider == unsafehost.Name {
+		p, err := unsafehost.New(unsafehost.Config{Root: root, Limits: f.limits()})
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(w, "skilld: WARNING: %s\n", p.Info().Warning)
+		return &sandboxes{p, p.Close}, nil
+	}
+	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UID: f.uid, GID: f.uid, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs})
+	if err != nil {
+		return nil, err
+	}
+	return &sandboxes{p, p.Close}, nil
+}
+
+// describe is the startup line about the sandbox: provider, how each limit
+// is enforced, and the provider's notes.
+func describe(info sandbox.Info) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "skilld: sandbox %s (isolated: %v)", info.Provider, info.Isolated)
+	names := make([]string, 0, len(info.Enforced))
+	for n := range info.Enforced {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "\n    %s: %s", n, info.Enforced[n])
+	}
+	for _, n := range []string{sandbox.LimitCPU, sandbox.LimitMemory, sandbox.LimitProcesses} {
+		if _, ok := info.Enforced[n]; !ok {
+			fmt.Fprintf(&b, "\n    %s: NOT enforced on this machine", n)
+		}
+	}
+	for _, n := range info.Notes {
+		fmt.Fprintf(&b, "\n    note: %s", n)
+	}
+	return b.String()
+}

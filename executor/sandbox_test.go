@@ -1,0 +1,86 @@
+package executor_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+func sqlite(t *testing.T) store.Store { return storetest.OpenSQLite(t) }
+
+// A task's sandbox gets the agent's environment and no more, and is
+// removed when the task ends.
+func TestTaskSandbox(t *testing.T) {
+	f := newFixtureWith(t, sqlite, func(c *executor.Config) { c.KeepSandboxes = false })
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "env", Config: skilld.AgentConfig{Model: "test:m",
+		Sandbox: skilld.SandboxSettings{Env: map[string]string{"GREETING": "hello from the agent"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	f.model.steps = append(f.model.steps,
+		call(agent.ToolShell, map[string]string{"command": "echo $GREETING; env | wc -l; touch left-behind"}),
+		func(_ context.Context, req *model.Request) (*model.Response, error) {
+			out = req.Messages[len(req.Messages)-1].Content
+			return answer("done")(nil, req)
+		})
+	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, task.ID, skilld.TaskCompleted)
+	if !strings.HasPrefix(out, "hello from the agent\n") {
+		t.Errorf("shell output %q", out)
+	}
+	f.exec.Wait()
+	if _, err := os.Stat(filepath.Join(f.sandboxes, task.ID)); !os.IsNotExist(err) {
+		t.Errorf("the finished task's sandbox is still there: %v", err)
+	}
+}
+
+// An agent asking for the network fails at start on a server that does
+// not allow it, saying how to allow it.
+func TestNetworkNeedsTheOperator(t *testing.T) {
+	f := newFixture(t, sqlite)
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "net", Config: skilld.AgentConfig{Model: "test:m",
+		Sandbox: skilld.SandboxSettings{Network: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := f.wait(t, task.ID, skilld.TaskFailed)
+	if !strings.Contains(done.Error, "network access") || !strings.Contains(done.Error, "--sandbox-network") {
+		t.Errorf("error %q", done.Error)
+	}
+	if _, err := os.Stat(filepath.Join(f.sandboxes, task.ID)); !os.IsNotExist(err) {
+		t.Errorf("a sandbox was made for a refused task: %v", err)
+	}
+}
+
+// Without a sandbox, a task is refused before it is recorded.
+func TestNoSandboxNoTask(t *testing.T) {
+	why := skilld.Errorf(skilld.EUNAVAILABLE, "skill scripts cannot run in a sandbox here: bubblewrap (bwrap) is not installed")
+	f := newFixtureWith(t, sqlite, func(c *executor.Config) { c.Sandboxes, c.SandboxError = nil, why })
+	ag, _ := f.agentWithSkill(t, skilld.ToolPolicy{})
+	_, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "x"})
+	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "bubblewrap") {
+		t.Errorf("RunTask: %v", err)
+	}
+	tasks, err := f.svc.ListTasks(t.Context(), f.actor, service.ListTasksParams{})
+	if err != nil || tasks.Total != 0 {
+		t.Errorf("tasks recorded: %+v %v", tasks, err)
+	}
+}
