@@ -59,7 +59,7 @@ func systemArgs(extra []string) []string {
 // args builds bwrap's arguments for one command. statusFD receives bwrap's
 // JSON status (the command's exit code), which tells a command's failure
 // from the sandbox's.
-func (s *sb) args(command string, statusFD int, mounts map[string]mount) []string {
+func (s *sb) args(command string, statusFD int, mounts map[string]mount, lim sandbox.Limits) []string {
 	p := s.p
 	a := []string{
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -71,17 +71,17 @@ func (s *sb) args(command string, statusFD int, mounts map[string]mount) []strin
 	}
 	if p.root {
 		// bwrap sets the sandbox up as root (so the task folder's
-		// ancestors need not be open to anyone) and setpriv then becomes
-		// the unprivileged user; these two capabilities exist only until
-		// then.
-		a = append(a, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
+		// ancestors need not be open to anyone) and setpriv then clears
+		// the bounding set and becomes the unprivileged user; these three
+		// capabilities exist only until then.
+		a = append(a, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP")
 	} else {
 		a = append(a, "--unshare-user", "--disable-userns", "--cap-drop", "ALL")
 	}
 	a = append(a, p.system...)
 	a = append(a,
 		"--proc", "/proc", "--dev", "/dev",
-		"--size", strconv.FormatInt(s.limits.Memory, 10), "--tmpfs", "/tmp",
+		"--size", strconv.FormatInt(lim.Memory, 10), "--tmpfs", "/tmp",
 		"--bind", s.Workspace, sandbox.Workdir,
 		// skills/ is a fresh read-only folder holding only the placed
 		// skills, whatever the task folder has under that name.
@@ -103,7 +103,12 @@ func (s *sb) args(command string, statusFD int, mounts map[string]mount) []strin
 	a = append(a, "--")
 	if p.root {
 		id := strconv.Itoa(p.uid)
-		a = append(a, p.setpriv, "--reuid="+id, "--regid="+strconv.Itoa(p.gid), "--clear-groups", "--inh-caps=-all", "--")
+		a = append(a, p.setpriv, "--reuid="+id, "--regid="+strconv.Itoa(p.gid), "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
+	} else {
+		// In the command's own user namespace RLIMIT_NPROC counts only
+		// its processes (as root every sandbox shares one uid, so only
+		// the pids cgroup bounds processes there).
+		a = append(a, p.controls.NprocPrefix(lim.Processes)...)
 	}
 	return append(a, "/bin/sh", "-c", command)
 }

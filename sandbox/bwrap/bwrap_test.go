@@ -53,6 +53,19 @@ func TestConformanceAsNonRoot(t *testing.T) {
 		}
 	}
 	os.Chmod(home, 0o755)
+	// The user already has more processes on the host than a command may
+	// have: a process limit must count the command's processes only.
+	for range 80 {
+		busy := exec.Command("sleep", "600")
+		busy.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}}
+		if err := busy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			busy.Process.Kill()
+			busy.Wait()
+		})
+	}
 	args := []string{"-test.run", "^TestConformance$", "-test.timeout", "10m"}
 	if testing.Verbose() {
 		args = append(args, "-test.v")

@@ -69,11 +69,11 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 	status := make(chan int, 1)
 	go func() { status <- readExitCode(statusR) }()
 	out, err := s.p.controls.Run(ctx, proc.Spec{
-		Argv: append([]string{s.p.bwrap}, s.args(p.Command, 3, mounts)...),
+		Argv: append([]string{s.p.bwrap}, s.args(p.Command, 3, mounts, lim)...),
 		// bwrap's own environment is visible to the sandbox's pid 1: keep
 		// it empty of anything but PATH.
 		Env: []string{"PATH=/usr/bin:/bin"}, Dir: s.Dir(), ExtraFiles: []*os.File{statusW},
-		Limits: lim, Nproc: !s.p.root,
+		Limits: lim,
 	})
 	statusW.Close()
 	if err != nil {

@@ -48,6 +48,22 @@ for pid in %d %d; do test -e /proc/$pid && echo SEE""N:$pid; done`, server.Proce
 	}
 }
 
+// noCapabilities: a command holds no capability, cannot regain one, and
+// cannot remount what it was given.
+func (s *suite) noCapabilities(t *testing.T) {
+	sb := s.create(t, sandbox.CreateParams{})
+	res := mustExec(t, sb, "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status; mount -o remount,rw /usr 2>/dev/null && echo REMOUNTED; id -u", sandbox.Limits{})
+	out := string(res.Output)
+	for _, c := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+		if !strings.Contains(out, c+":\t0000000000000000") {
+			t.Errorf("%s is not empty:\n%s", c, out)
+		}
+	}
+	if !strings.Contains(out, "NoNewPrivs:\t1") || strings.Contains(out, "REMOUNTED") || strings.HasSuffix(strings.TrimSpace(out), "\n0") {
+		t.Errorf("privileges:\n%s", out)
+	}
+}
+
 func (s *suite) hostFilesHidden(t *testing.T) {
 	data := t.TempDir()
 	name := "skilld-secret-" + random()

@@ -76,6 +76,7 @@ func Run(t *testing.T, o Options) {
 			fn   func(*testing.T)
 		}{
 			{"ServerEnvironmentAndCommandLine", s.serverEnvHidden},
+			{"NoCapabilities", s.noCapabilities},
 			{"HostFilesHidden", s.hostFilesHidden},
 			{"WritesStayInWorkspace", s.writesStayInWorkspace},
 			{"NoNetwork", s.noNetwork},

@@ -29,11 +29,15 @@ type cgroups struct {
 }
 
 // detectCgroups finds, for each controller, the v1 hierarchy this process
-// is in and makes a parent folder for this process's commands in it
-// ("skilld-<pid>"), removing parents that earlier processes left behind.
+// is in and makes a parent folder for its commands in it
+// ("skilld-<pid>-<random>"), removing parents that processes which are
+// gone left behind.
 func detectCgroups() (*cgroups, []string) {
 	cg := &cgroups{parent: map[string]string{}}
 	var notes []string
+	var b [4]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
 	mounts, err := v1Mounts()
 	if err != nil {
 		return cg, []string{"cgroups: cannot read /proc/self/mountinfo: " + err.Error()}
@@ -52,7 +56,9 @@ func detectCgroups() (*cgroups, []string) {
 		rel := strings.TrimPrefix(p, m.root)
 		base := filepath.Join(m.point, rel)
 		removeStale(base)
-		parent := filepath.Join(base, fmt.Sprintf("skilld-%d", os.Getpid()))
+		// One parent per Controls: a process may hold several (tests do),
+		// and closing one must not pull the folder from under another.
+		parent := filepath.Join(base, fmt.Sprintf("skilld-%d-%s", os.Getpid(), id))
 		if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			notes = append(notes, fmt.Sprintf("cgroup v1 %s controller: %s is not writable (%v)", ctl, base, errors.Unwrap(err)))
 			continue
@@ -135,7 +141,8 @@ func selfCgroups() (map[string]string, error) {
 func removeStale(base string) {
 	entries, _ := os.ReadDir(base)
 	for _, e := range entries {
-		pid, ok := strings.CutPrefix(e.Name(), "skilld-")
+		rest, ok := strings.CutPrefix(e.Name(), "skilld-")
+		pid, _, _ := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(pid)
 		if !ok || err != nil || !e.IsDir() || n == os.Getpid() {
 			continue
@@ -253,6 +260,9 @@ func counter(file, name string) int64 {
 // later round.
 func (g *group) killAll() {
 	deadline := time.Now().Add(5 * time.Second)
+	// Processes of a PID namespace whose init just died are often still
+	// exiting: look again soon, then less and less often.
+	wait := 100 * time.Microsecond
 	for time.Now().Before(deadline) {
 		alive := false
 		for _, d := range g.dirs {
@@ -267,7 +277,8 @@ func (g *group) killAll() {
 		if !alive {
 			break
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(wait)
+		wait = min(2*wait, 10*time.Millisecond)
 	}
 	g.remove()
 }
@@ -276,8 +287,8 @@ func (g *group) killAll() {
 // stays (rmdir refuses it) and the parent's cleanup retries later.
 func (g *group) remove() {
 	for _, d := range g.dirs {
-		for i := 0; i < 100 && syscall.Rmdir(d) == syscall.EBUSY; i++ {
-			time.Sleep(2 * time.Millisecond)
+		for i := 0; i < 200 && syscall.Rmdir(d) == syscall.EBUSY; i++ {
+			time.Sleep(time.Millisecond)
 		}
 	}
 }

@@ -54,6 +54,18 @@ func (c *Controls) Notes() []string { return c.notes }
 
 func (c *Controls) has(ctl string) bool { _, ok := c.cg.parent[ctl]; return ok }
 
+// NprocPrefix is what to put before a command, inside its own user
+// namespace, so that RLIMIT_NPROC bounds its processes when there is no
+// pids cgroup: nil when there is one, or no prlimit. (Set outside, before
+// the namespace exists, the limit would count every process of the
+// server's user on the host, and bwrap itself could not fork.)
+func (c *Controls) NprocPrefix(processes int) []string {
+	if c.has(ctlPids) || c.prlimit == "" {
+		return nil
+	}
+	return []string{c.prlimit, "--nproc=" + strconv.Itoa(processes), "--"}
+}
+
 // Enforced says how each limit is enforced. nproc is whether the provider
 // lets RLIMIT_NPROC count only the command's own processes (each command
 // in its own user namespace).
@@ -93,9 +105,6 @@ type Spec struct {
 	Dir        string
 	ExtraFiles []*os.File
 	Limits     sandbox.Limits
-	// Nproc applies RLIMIT_NPROC when there is no pids cgroup; it is only
-	// meaningful where the command's processes are counted on their own.
-	Nproc bool
 }
 
 // Outcome is how the command ended.
@@ -135,9 +144,6 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		pre := []string{c.prlimit, fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1), "--core=0"}
 		if !c.has(ctlMemory) {
 			pre = append(pre, "--data="+strconv.FormatInt(lim.Memory, 10))
-		}
-		if spec.Nproc && !c.has(ctlPids) {
-			pre = append(pre, "--nproc="+strconv.Itoa(lim.Processes))
 		}
 		argv = append(append(pre, "--"), argv...)
 	}
@@ -221,8 +227,11 @@ wait:
 		}
 		g.killAll()
 	}
-	// Whatever is left of its process group goes too.
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if g == nil {
+		// Whatever is left of its process group goes too (with cgroups,
+		// killAll already got every process, detached ones included).
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	select {
 	case <-copied:
 	case <-time.After(time.Second):
