@@ -121,23 +121,31 @@ func BenchmarkActivate5MB(b *testing.B) {
 			if err != nil {
 				b.Skip(err)
 			}
+			ctx := context.Background()
 			cfg, _ := Config{Model: nopModel{}, Window: 1_000_000, Tokenizer: quarterCounter{}, Skills: []Skill{skill}, Packages: pkgs}.withDefaults()
-			warm, _ := p.Create(context.Background(), sandbox.CreateParams{ID: "warm"})
-			warm.Place(context.Background(), "skills/warm", pkg) // the first task fills the cache
+			warm, err := p.Create(ctx, sandbox.CreateParams{ID: fmt.Sprint("warm-", b.N)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer warm.Destroy(ctx)
+			warm.Place(ctx, "skills/warm", pkg) // the first task fills the cache
 			b.SetBytes(pkg.Size())
-			i := 0
-			for b.Loop() {
-				i++
-				sb, err := p.Create(context.Background(), sandbox.CreateParams{ID: fmt.Sprint("t", i)})
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				sb, err := p.Create(ctx, sandbox.CreateParams{ID: fmt.Sprint("t", i)})
 				if err != nil {
 					b.Fatal(err)
 				}
 				cfg.Sandbox = sb
 				r := &run{cfg: cfg, yield: func(Event, error) bool { return true }, byName: map[string]Skill{skill.Name: skill}, active: map[string]*activation{}}
-				out, err := r.activate(context.Background(), skill.Name)
+				b.StartTimer()
+				out, err := r.activate(ctx, skill.Name)
 				if err != nil || !strings.HasPrefix(out, "<skill_content") || strings.Contains(out, "could not be placed") {
 					b.Fatalf("%v %.300s", err, out)
 				}
+				b.StopTimer()
+				sb.Destroy(ctx)
+				b.StartTimer()
 			}
 		})
 	}
