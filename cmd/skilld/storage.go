@@ -30,7 +30,9 @@ func (f *storageFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", os.Getenv("SKILLD_DB"),
 		"metadata database URL: sqlite:///PATH or postgres://… (env SKILLD_DB; default sqlite in --data)")
 	fs.StringVar(&f.work, "work-dir", os.Getenv("SKILLD_WORK_DIR"),
-		"where task sandboxes and the skill cache live; a fast local file system helps (env SKILLD_WORK_DIR; default <data>/work)")
+		"task sandboxes go in <work-dir>/sandboxes/<task id>/workspace and serve's skill cache in\n"+
+			"<work-dir>/skill-cache; a fast local file system helps (env SKILLD_WORK_DIR; default <data>/work).\n"+
+			"skilld run --skills uses a private temporary folder instead, and its cache is --cache-dir")
 	fs.StringVar(&f.blobs, "blobs", os.Getenv("SKILLD_BLOBS"),
 		"blob store URL: file:///PATH or s3://BUCKET/PREFIX?endpoint=… (env SKILLD_BLOBS; default files in --data)")
 }
