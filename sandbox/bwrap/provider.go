@@ -13,7 +13,10 @@
 package bwrap
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,7 +88,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 		return nil, skilld.Errorf(skilld.EINVALID, "bwrap: commands must not run as uid or gid 0 (got %d:%d)", p.uid, p.gid)
 	}
 	var err error
-	if p.bwrap, err = exec.LookPath(cmpOr(cfg.Bwrap, "bwrap")); err != nil {
+	if p.bwrap, err = exec.LookPath(cmp.Or(cfg.Bwrap, "bwrap")); err != nil {
 		return nil, unavailable("bubblewrap (bwrap) is not installed", "install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)")
 	}
 	if p.root {
@@ -117,13 +120,6 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	return p, nil
 }
 
-func cmpOr(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
 func unavailable(what, fix string) error {
 	return skilld.Errorf(skilld.EUNAVAILABLE, "skill scripts cannot run in a sandbox here: %s; %s, or run skilld with --sandbox unsafe-host on a machine where skills are trusted (see docs/SANDBOX.md)", what, fix)
 }
@@ -131,7 +127,9 @@ func unavailable(what, fix string) error {
 // probe runs `true` in a throwaway sandbox, so a machine where bubblewrap
 // cannot make namespaces is found at start, not at the first task.
 func (p *Provider) probe(ctx context.Context) error {
-	s, err := p.Create(ctx, sandbox.CreateParams{ID: fmt.Sprintf(".probe-%d", os.Getpid())})
+	var b [4]byte
+	rand.Read(b[:])
+	s, err := p.Create(ctx, sandbox.CreateParams{ID: ".probe-" + hex.EncodeToString(b[:])})
 	if err != nil {
 		return err
 	}

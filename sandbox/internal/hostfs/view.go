@@ -5,6 +5,7 @@
 package hostfs
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -67,14 +68,7 @@ func (v *View) resolve(p string) (string, target, error) {
 	if !ok {
 		return rel, target{}, notFound(p)
 	}
-	return rel, target{root: dir, inner: cmpOr(inner, "."), readOnly: true}, nil
-}
-
-func cmpOr(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
+	return rel, target{root: dir, inner: cmp.Or(inner, "."), readOnly: true}, nil
 }
 
 func notFound(p string) error {

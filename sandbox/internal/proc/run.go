@@ -198,7 +198,8 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
 	var ctxErr error
-	full := out.full
+	// Each fires once: after it, the command is being killed.
+	full, cancelled := out.full, ctx.Done()
 wait:
 	for {
 		select {
@@ -209,9 +210,10 @@ wait:
 		case <-full:
 			kill(sandbox.LimitOutput)
 			full = nil
-		case <-ctx.Done():
+		case <-cancelled:
 			ctxErr = ctx.Err()
 			kill("")
+			cancelled = nil
 		case <-ticker.C:
 			if g != nil {
 				if hit := g.exceeded(lim.CPU); hit != "" {
@@ -226,8 +228,7 @@ wait:
 			limit = g.exceeded(lim.CPU)
 		}
 		g.killAll()
-	}
-	if g == nil {
+	} else {
 		// Whatever is left of its process group goes too (with cgroups,
 		// killAll already got every process, detached ones included).
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
