@@ -81,7 +81,7 @@ func TestServeSandboxProof(t *testing.T) {
 		standIn.Wait()
 	}()
 	data := t.TempDir()
-	base, stderr, stop := startServe(t, "--data", data, "--sandbox-memory", "64", "--sandbox-processes", "64")
+	base, stderr, stop := startServe(t, "--data", data, "--sandbox-memory", "128", "--sandbox-processes", "32")
 	defer stop()
 	if !strings.Contains(stderr.String(), "skilld: sandbox bwrap (isolated: true)") {
 		t.Errorf("startup does not describe the sandbox:\n%s", stderr.String())
@@ -133,10 +133,10 @@ func TestServeSandboxProof(t *testing.T) {
 	if strings.Contains(out, "ESCAPED:") || strings.Count(out, "BLOCKED:") != 15 || !strings.Contains(out, "done") {
 		t.Errorf("the attack script:\n%s", out)
 	}
-	if !strings.Contains(results[2], "process limit of 64") {
+	if !strings.Contains(results[2], "process limit of 32") {
 		t.Errorf("fork bomb: %s", results[2])
 	}
-	if !strings.Contains(results[3], "memory limit of 64 MiB") || strings.Contains(results[3], "ALLOCATED") {
+	if !strings.Contains(results[3], "memory limit of 128 MiB") || strings.Contains(results[3], "ALLOCATED") {
 		t.Errorf("memory hog: %s", results[3])
 	}
 	if !strings.HasPrefix(results[4], "the task goes on") {

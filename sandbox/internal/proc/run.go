@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -50,7 +51,7 @@ func Detect() *Controls {
 func (c *Controls) Close() { c.cg.close() }
 
 // Notes are what Detect could not use, for the provider's Info.
-func (c *Controls) Notes() []string { return c.notes }
+func (c *Controls) Notes() []string { return slices.Clone(c.notes) }
 
 func (c *Controls) has(ctl string) bool { _, ok := c.cg.parent[ctl]; return ok }
 
