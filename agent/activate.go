@@ -3,27 +3,49 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/skillmd"
 )
 
 // ActivateSkill is the name of the activation tool.
 const ActivateSkill = "activate_skill"
 
-// activation is a skill active in the run.
+// activation is a skill active in the run: activated (transcript
+// placement, for the rest of the run) or loaded (context placement, until
+// it is unloaded).
 type activation struct {
-	// recorded is set once the activation's result is in the transcript.
+	name string
+	// recorded is set once the activation's result is in the transcript
+	// (transcript placement: it is protected content).
 	recorded bool
+	// content is what the skill shows the model and tokens its size:
+	// the activation's result, or its part of <current_context>.
+	content string
+	tokens  int
+	// entries are what the skill rendered, for the load's trace.
+	entries []string
+	// For Go skills: the skill and this load's context.
+	gs *GoSkill
+	sc *SkillContext
+	// allowed are the skill's pre-approved calls while it is active.
+	allowed []allowedTool
 }
 
-// summaryOpening is how much of an oversized SKILL.md its summary quotes.
-const summaryOpening = 1500
+// summaryOpenings are how much of an oversized SKILL.md its summary
+// quotes, tried in turn until the summary fits its cap.
+var summaryOpenings = []int{1500, 800, 400, 150, 0}
+
+// summaryFileLists are how many file names a summary lists, tried in turn.
+var summaryFileLists = []int{-1, 50, 12, 0}
 
 // activateTool builds activate_skill: its skill_name is an enum of exactly
 // the disclosed skills, so the model cannot invent one.
@@ -40,9 +62,13 @@ func (r *run) activateTool() *tool.Tool {
 		Required:             []string{"skill_name"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
+	desc := "Load a skill's instructions and place its files in the working directory. Call it before working on a task a skill covers."
+	if r.cfg.Placement == PlacementContext {
+		desc = fmt.Sprintf("Load a skill into the current context (its instructions, files and tools); at most %d are loaded at once, and loading one more unloads the least recently used. Activating a loaded skill makes it the active one.", r.cfg.MaxLoaded)
+	}
 	return &tool.Tool{
 		Name:        ActivateSkill,
-		Description: "Load a skill's instructions and place its files in the working directory. Call it before working on a task a skill covers.",
+		Description: desc,
 		Schema:      schema,
 		Call: func(ctx context.Context, args json.RawMessage) (string, error) {
 			var p struct {
@@ -58,7 +84,10 @@ func (r *run) activateTool() *tool.Tool {
 
 // activate runs tier 2 and tier 3 for one skill.
 func (r *run) activate(ctx context.Context, name string) (string, error) {
-	if _, ok := r.active[name]; ok {
+	if a := r.active[name]; a != nil {
+		if r.cfg.Placement == PlacementContext {
+			return r.reactivate(ctx, a), nil
+		}
 		return fmt.Sprintf("Skill '%s' is already active: its instructions are earlier in this conversation.", name), nil
 	}
 	s, ok := r.byName[name]
@@ -68,9 +97,91 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	case s.Withheld != "":
 		return "", skilld.Errorf(skilld.EFORBIDDEN, "skill '%s' is withheld by %s", name, s.Withheld)
 	}
+	entryLimit := int(r.cfg.EntryShare * float64(r.cfg.Window))
+	var (
+		a          *activation
+		pkg        *pack.Package
+		summarized bool
+		err        error
+	)
+	if gs := r.goSkills[name]; gs != nil {
+		a, err = r.renderGo(gs, entryLimit)
+	} else {
+		a, pkg, summarized, err = r.renderPackage(ctx, s, entryLimit)
+	}
+	if err != nil {
+		var te *skilld.Error
+		if errors.As(err, &te) && te.Code == skilld.ETOOLARGE && a != nil {
+			r.emit(ctx, EventSkillRefused, map[string]any{"skill": name, "reason": te.Message, "tokens": a.tokens})
+		}
+		return "", err
+	}
+
+	var unloaded []placement.Item
+	skillsLimit := int(r.cfg.SkillsShare * float64(r.cfg.Window))
+	if r.cfg.Placement == PlacementContext {
+		var tl *placement.TooLargeError
+		if unloaded, err = r.loaded.Load(name, a.tokens); errors.As(err, &tl) {
+			reason := fmt.Sprintf("it needs %d tokens, more than the %d-token budget of all loaded skills together", a.tokens, skillsLimit)
+			r.emit(ctx, EventSkillRefused, map[string]any{"skill": name, "reason": reason, "tokens": a.tokens})
+			return "", skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: %s", name, reason)
+		}
+	} else if r.activeTokens+a.tokens > skillsLimit {
+		reason := fmt.Sprintf("it needs %d tokens and only %d of the %d-token skills budget are left", a.tokens, skillsLimit-r.activeTokens, skillsLimit)
+		r.emit(ctx, EventSkillRefused, map[string]any{"skill": name, "reason": reason, "tokens": a.tokens})
+		return "", skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: %s", name, reason)
+	}
+
+	placed := ""
+	if pkg != nil && r.cfg.Sandbox != nil {
+		dir := pack.SandboxDir(s.Name, s.ID)
+		data := map[string]any{"skill": name, "dir": dir, "files": pkg.Len()}
+		if err := r.cfg.Sandbox.Place(ctx, dir, pkg); err != nil {
+			// The instructions stand on their own: a skill whose files
+			// could not be placed is degraded, not refused.
+			data["error"] = errorText(err)
+			placed = fmt.Sprintf("\n\nNote: the skill's files could not be placed in %s (%s); work from the instructions.", dir, errorText(err))
+		}
+		r.emit(ctx, EventSkillMaterialized, data)
+	}
+	a.allowed, _ = parseAllowedTools(a.allowedEntries(pkg), r.knownTool)
+	r.active[name] = a
+	r.toolsChanged()
+	r.emit(ctx, EventSkillActivated, map[string]any{"skill": name, "tokens": a.tokens, "placement": r.cfg.Placement, "summarized": summarized, "digest": s.Digest})
+	if r.cfg.Placement == PlacementContext {
+		for _, u := range unloaded {
+			r.unload(ctx, u.Name, "least recently used")
+		}
+		return r.contextChanged(ctx, a, unloaded) + placed, nil
+	}
+	r.activeTokens += a.tokens
+	return a.content + placed, nil
+}
+
+// allowedEntries are the skill's allowed-tools: a Go skill's own, a
+// package skill's from its SKILL.md.
+func (a *activation) allowedEntries(pkg *pack.Package) []string {
+	if a.gs != nil {
+		return a.gs.AllowedTools
+	}
+	if pkg == nil {
+		return nil
+	}
+	s, _, err := skillmd.Parse([]byte(skillText(pkg)), skillmd.Options{Lenient: true})
+	if err != nil || s == nil {
+		return nil
+	}
+	return s.AllowedTools
+}
+
+// renderPackage reads a package skill and makes its entry: the whole
+// SKILL.md with the file list, or, above the entry cap, a summary that
+// fits the cap (its size, its opening and where the whole file is), or a
+// refusal when not even the smallest summary fits.
+func (r *run) renderPackage(ctx context.Context, s Skill, limit int) (*activation, *pack.Package, bool, error) {
 	pkg, err := fetchPackage(ctx, r.cfg.Packages, s.Digest, r.cfg.StorageRetry)
 	if err != nil {
-		return "", fmt.Errorf("skill '%s' is unavailable: %s", name, skilld.ErrorMessage(err))
+		return nil, nil, false, fmt.Errorf("skill '%s' is unavailable: %s", s.Name, skilld.ErrorMessage(err))
 	}
 	md := skillText(pkg)
 	dir := pack.SandboxDir(s.Name, s.ID)
@@ -78,46 +189,69 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	for _, e := range pkg.Entries() {
 		files = append(files, e.Path)
 	}
-
-	entryLimit := int(r.cfg.EntryShare * float64(r.cfg.Window))
-	content := skillEntry(s.Name, md, dir, files, r.cfg.Sandbox != nil)
-	tokens := r.count(content)
-	summarized := false
-	if tokens > entryLimit {
-		where := dir + "/SKILL.md"
-		if r.cfg.Sandbox == nil {
-			id, err := r.cfg.Outputs.Put(ctx, md)
-			if err != nil {
-				return "", fmt.Errorf("skill '%s': storing its SKILL.md: %w", name, err)
+	sandbox := r.cfg.Sandbox != nil
+	a := &activation{name: s.Name, entries: []string{strings.TrimSpace(md)}}
+	a.content = skillEntry(s.Name, md, dir, files, -1, sandbox)
+	if a.tokens = r.count(a.content); a.tokens <= limit {
+		return a, pkg, false, nil
+	}
+	where := dir + "/SKILL.md"
+	if !sandbox {
+		id, err := r.cfg.Outputs.Put(ctx, md)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("skill '%s': storing its SKILL.md: %w", s.Name, err)
+		}
+		where = fmt.Sprintf("read_tool_output id %q", id)
+	}
+	mdTokens := r.count(md)
+	for _, listed := range summaryFileLists {
+		for _, opening := range summaryOpenings {
+			a.content = skillSummary(s.Name, md, mdTokens, limit, where, dir, files, opening, listed, sandbox)
+			if a.tokens = r.count(a.content); a.tokens <= limit {
+				return a, pkg, true, nil
 			}
-			where = fmt.Sprintf("read_tool_output id %q", id)
 		}
-		content = skillSummary(s.Name, md, r.count(md), entryLimit, where, dir, files, r.cfg.Sandbox != nil)
-		tokens = r.count(content)
-		summarized = true
 	}
-	skillsLimit := int(r.cfg.SkillsShare * float64(r.cfg.Window))
-	if r.activeTokens+tokens > skillsLimit {
-		reason := fmt.Sprintf("it needs %d tokens and only %d of the %d-token skills budget are left", tokens, skillsLimit-r.activeTokens, skillsLimit)
-		r.emit(ctx, EventSkillRefused, map[string]any{"skill": name, "reason": reason, "tokens": tokens})
-		return "", skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: %s", name, reason)
-	}
+	return a, nil, false, skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: even its shortest summary needs %d tokens, more than the %d allowed for one skill (%.0f%% of the window)",
+		s.Name, a.tokens, limit, 100*r.cfg.EntryShare)
+}
 
-	placed := ""
-	if r.cfg.Sandbox != nil {
-		data := map[string]any{"skill": name, "dir": dir, "files": len(files)}
-		if err := r.cfg.Sandbox.Place(ctx, dir, pkg); err != nil {
-			// The instructions stand on their own: a skill whose files
-			// could not be placed is degraded, not refused.
-			data["error"] = errorText(err)
-			placed = fmt.Sprintf("\n\nNote: the skill's files could not be placed in %s (%s); work from the instructions above.", dir, errorText(err))
-		}
-		r.emit(ctx, EventSkillMaterialized, data)
+// renderGo loads a Go skill: a fresh state, its entries rendered from it.
+func (r *run) renderGo(gs *GoSkill, limit int) (*activation, error) {
+	sc := &SkillContext{Skill: gs.Name, Store: r.cfg.Store}
+	if gs.Init != nil {
+		sc.State = gs.Init()
 	}
-	r.active[name] = &activation{}
-	r.activeTokens += tokens
-	r.emit(ctx, EventSkillActivated, map[string]any{"skill": name, "tokens": tokens, "placement": r.cfg.Placement, "summarized": summarized, "digest": s.Digest})
-	return content + placed, nil
+	a := &activation{name: gs.Name, gs: gs, sc: sc}
+	r.renderGoContent(a)
+	if a.tokens > limit {
+		return a, skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: it renders %d tokens, more than the %d allowed for one skill", gs.Name, a.tokens, limit)
+	}
+	return a, nil
+}
+
+// renderGoContent renders a Go skill's entries into its content.
+func (r *run) renderGoContent(a *activation) {
+	a.entries = nil
+	if a.gs.Render != nil {
+		a.entries = a.gs.Render(a.sc)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<skill_content name=%q>\n", a.name)
+	for _, e := range a.entries {
+		b.WriteString(strings.TrimSpace(e))
+		b.WriteString("\n\n")
+	}
+	if len(a.gs.Tools) > 0 {
+		names := make([]string, len(a.gs.Tools))
+		for i, t := range a.gs.Tools {
+			names[i] = t.Name
+		}
+		fmt.Fprintf(&b, "Its tools: %s.\n", strings.Join(names, ", "))
+	}
+	b.WriteString("</skill_content>")
+	a.content = b.String()
+	a.tokens = r.count(a.content)
 }
 
 // skillText returns the package's SKILL.md (empty for a package without
@@ -131,28 +265,36 @@ func skillText(p *pack.Package) string {
 	return ""
 }
 
-func fileList(dir string, files []string, sandbox bool) string {
+// fileList lists at most listed files (-1: all).
+func fileList(dir string, files []string, listed int, sandbox bool) string {
 	var b strings.Builder
 	if sandbox {
 		fmt.Fprintf(&b, "The skill's files are in %s/ (run its scripts from there with the shell tool):\n", dir)
 	} else {
 		b.WriteString("The skill's files (not placed: this run has no sandbox):\n")
 	}
-	for _, f := range files {
+	shown := files
+	if listed >= 0 && len(files) > listed {
+		shown = files[:listed]
+	}
+	for _, f := range shown {
 		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	if len(shown) < len(files) {
+		fmt.Fprintf(&b, "- … and %d more (list them with list_files)\n", len(files)-len(shown))
 	}
 	return b.String()
 }
 
-func skillEntry(name, md, dir string, files []string, sandbox bool) string {
-	return fmt.Sprintf("<skill_content name=%q>\n%s\n\n%s</skill_content>", name, strings.TrimSpace(md), fileList(dir, files, sandbox))
+func skillEntry(name, md, dir string, files []string, listed int, sandbox bool) string {
+	return fmt.Sprintf("<skill_content name=%q>\n%s\n\n%s</skill_content>", name, strings.TrimSpace(md), fileList(dir, files, listed, sandbox))
 }
 
-func skillSummary(name, md string, mdTokens, limit int, where, dir string, files []string, sandbox bool) string {
-	opening := []rune(md)
-	if len(opening) > summaryOpening {
-		opening = append(opening[:summaryOpening], []rune(" …")...)
+func skillSummary(name, md string, mdTokens, limit int, where, dir string, files []string, opening, listed int, sandbox bool) string {
+	open := []rune(md)
+	if len(open) > opening {
+		open = append(open[:opening], []rune(" …")...)
 	}
 	return fmt.Sprintf("<skill_content name=%q>\nThis skill's SKILL.md is %d tokens, more than the %d allowed for one skill, so only its opening is shown. Read the whole file at %s before following it.\n\n%s\n\n%s</skill_content>",
-		name, mdTokens, limit, where, string(opening), fileList(dir, files, sandbox))
+		name, mdTokens, limit, where, string(open), fileList(dir, files, listed, sandbox))
 }

@@ -40,7 +40,7 @@ func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := &run{cfg: cfg, task: Task{ID: "bench"}, yield: func(Event, error) bool { return true }, byName: map[string]Skill{}, active: map[string]*activation{}}
+	r := newRun(cfg, Task{ID: "bench"}, func(Event, error) bool { return true })
 	r.disclosed = skills
 	builtins, _ := r.builtinTools()
 	r.tools = append([]*tool.Tool{r.activateTool()}, builtins...)
@@ -72,12 +72,13 @@ func BenchmarkRequestOverhead(b *testing.B) {
 			r := benchRun(b, bc.counter, 100, 200)
 			ctx := context.Background()
 			answer := model.Message{Role: model.RoleAssistant, Content: "Here is what I found in the file: three rows and two columns."}
+			saved := *r.view
 			b.ReportAllocs()
 			for b.Loop() {
 				req, est := r.request()
 				r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": 1, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": est})
 				r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": 1, "usage": model.Usage{PromptTokens: est, CompletionTokens: 20}, "stop_reason": "end"})
-				r.transcript = r.transcript[:200]
+				*r.view = saved
 				r.addMessage(ctx, answer, "")
 			}
 		})
@@ -137,7 +138,8 @@ func BenchmarkActivate5MB(b *testing.B) {
 					b.Fatal(err)
 				}
 				cfg.Sandbox = sb
-				r := &run{cfg: cfg, yield: func(Event, error) bool { return true }, byName: map[string]Skill{skill.Name: skill}, active: map[string]*activation{}}
+				r := newRun(cfg, Task{}, func(Event, error) bool { return true })
+				r.byName[skill.Name] = skill
 				b.StartTimer()
 				out, err := r.activate(ctx, skill.Name)
 				if err != nil || !strings.HasPrefix(out, "<skill_content") || strings.Contains(out, "could not be placed") {

@@ -288,3 +288,58 @@ func TestNoSandbox(t *testing.T) {
 	a, _ := agent.New(agent.Config{Model: m, Window: 10000, Tokenizer: runeCounter{}, Skills: []agent.Skill{huge}, Packages: pkgs})
 	collect(t, a, agent.Task{ID: "t", Input: "x"})
 }
+
+// A summarized activation fits its cap too: a 150-file skill in an
+// 8,000-token window (cap 800) is summarized within 800 tokens, with a
+// shortened file list, or refused.
+func TestSummaryFitsItsCap(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	files := []pack.File{{Path: "SKILL.md", Data: []byte("---\nname: many-files\ndescription: d\n---\n" + strings.Repeat("Step. ", 2000))}}
+	for i := range 150 {
+		files = append(files, pack.File{Path: fmt.Sprintf("references/chapter-%03d-with-a-long-name.md", i), Data: []byte("x")})
+	}
+	p, err := pack.New(files, pack.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := skillFromPackage(t, pkgs, p, "id-many")
+	var entry string
+	m := script(t, do(agent.ActivateSkill, map[string]string{"skill_name": "many-files"}),
+		func(t *testing.T, req *model.Request) *model.Response {
+			entry = req.Messages[len(req.Messages)-1].Content
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		})
+	a, _ := agent.New(agent.Config{Model: m, Window: 8000, Tokenizer: runeCounter{}, Skills: []agent.Skill{sk}, Packages: pkgs, Sandbox: newSandbox(t)})
+	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
+	act := ofType(events, agent.EventSkillActivated)
+	if len(act) != 1 || act[0].Data["summarized"] != true || act[0].Data["tokens"].(int) > 800 {
+		t.Fatalf("activation %+v", act)
+	}
+	if n := (runeCounter{}).Count(entry); n > 800 || !strings.Contains(entry, "more (list them with list_files)") {
+		t.Errorf("entry of %d tokens:\n%.400s", n, entry)
+	}
+}
+
+// When the install policy withholds every attached skill, the model and
+// the event stream learn which and why, instead of meeting an unexplained
+// unknown tool.
+func TestEverySkillWithheld(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	sk := bigSkill(t, pkgs, "lint", 20)
+	sk.Withheld = `install policy rule 1 (deny registry "acme")`
+	m := script(t,
+		func(t *testing.T, req *model.Request) *model.Response {
+			if !strings.Contains(req.System, "withholds every skill") || !strings.Contains(req.System, `- lint: withheld by install policy rule 1 (deny registry "acme")`) {
+				t.Errorf("system prompt:\n%s", req.System)
+			}
+			return calls(agent.ActivateSkill, map[string]string{"skill_name": "lint"})
+		},
+		func(t *testing.T, req *model.Request) *model.Response {
+			if c := req.Messages[len(req.Messages)-1].Content; !strings.Contains(c, "Unknown tool: activate_skill") || !strings.Contains(c, `deny registry "acme"`) {
+				t.Errorf("activation: %q", c)
+			}
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		})
+	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{sk}, Packages: pkgs})
+	collect(t, a, agent.Task{ID: "t", Input: "x"})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
@@ -15,14 +16,19 @@ import (
 // (defense in depth); a tool that was not offered is unknown to the model.
 func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	r.emit(ctx, EventToolCall, map[string]any{"tool": call.Name, "call_id": call.ID, "arguments_chars": len(call.Arguments)})
-	t, ok := r.offered[call.Name]
+	o, ok := r.offered[call.Name]
 	if !ok {
 		// A tool the policy withheld is as unknown to the model as one
-		// that does not exist; the event says why.
-		if v := r.cfg.Policy.Decide(call.Name); v.Decision == policy.Deny && r.hasTool(call.Name) {
+		// that does not exist (or belongs to a skill that is not loaded);
+		// the event says why.
+		if v := r.cfg.Policy.Decide(call.Name); v.Decision == policy.Deny && r.knownTool(call.Name) {
 			r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason()})
 		}
-		r.toolResult(ctx, call, "", skilld.Errorf(skilld.ENOTFOUND, "Unknown tool: %s", call.Name))
+		err := skilld.Errorf(skilld.ENOTFOUND, "Unknown tool: %s", call.Name)
+		if call.Name == ActivateSkill && len(r.disclosed) == 0 && len(r.withheld) > 0 {
+			err = skilld.Errorf(skilld.ENOTFOUND, "Unknown tool: %s: %s", call.Name, strings.ReplaceAll(strings.TrimSpace(withheldText(r.withheld)), "\n", " "))
+		}
+		r.toolResult(ctx, call, "", err)
 		return
 	}
 	if !controlFlow(call.Name) {
@@ -33,12 +39,18 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 			r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s is %s", call.Name, v.Reason()))
 			return
 		case policy.RequireApproval:
-			if !r.approve(ctx, call, v) {
+			if skill, entry := r.preapproved(call); skill != "" {
+				r.emit(ctx, EventToolPreapproved, map[string]any{"tool": call.Name, "call_id": call.ID, "skill": skill, "allowed": entry, "reason": v.Reason()})
+			} else if !r.approve(ctx, call, v) {
 				return
 			}
 		}
 	}
-	out, err := t.Call(ctx, call.Arguments)
+	callCtx := ctx
+	if o.skill != "" {
+		callCtx = context.WithValue(ctx, skillContextKey{}, r.active[o.skill].sc)
+	}
+	out, err := o.tool.Call(callCtx, call.Arguments)
 	if err == nil && call.Name != ToolReadToolOutput && call.Name != ActivateSkill {
 		// read_tool_output pages are already bounded; offloading them
 		// again would send the model round in circles. Activations have
@@ -51,10 +63,23 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 		}
 	}
 	skill := ""
-	if call.Name == ActivateSkill && err == nil {
+	if call.Name == ActivateSkill && err == nil && r.cfg.Placement == PlacementTranscript {
 		skill = r.recordActivation(call)
 	}
 	r.toolResultAs(ctx, call, out, err, skill)
+}
+
+// preapproved returns the active skill whose allowed-tools entry matches
+// the call, if one does.
+func (r *run) preapproved(call model.ToolCall) (skill, entry string) {
+	for _, name := range r.activeOrder() {
+		for _, a := range r.active[name].allowed {
+			if a.matches(call.Name, call.Arguments) {
+				return name, a.entry
+			}
+		}
+	}
+	return "", ""
 }
 
 // recordActivation returns the skill a successful activate_skill call just
@@ -121,13 +146,4 @@ func errorText(err error) string {
 		return skilld.ErrorMessage(err)
 	}
 	return fmt.Sprint(err)
-}
-
-func (r *run) hasTool(name string) bool {
-	for _, t := range r.tools {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
 }

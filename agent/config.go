@@ -44,6 +44,29 @@ const (
 	// DefaultStorageRetry is how long activation waits out unreachable
 	// package storage before it reports the skill unavailable.
 	DefaultStorageRetry = 30 * time.Second
+
+	// DefaultMaxLoaded: skills loaded at once in context placement
+	// (document 000).
+	DefaultMaxLoaded = 3
+	// DefaultMaxMessages: transcript messages per request in context
+	// placement (document 000); transcript placement has no cap by
+	// default.
+	DefaultMaxMessages = 60
+	// TraceChars: a load's contextChanged entry quotes the first this
+	// many characters of each entry the skill renders (document 000).
+	TraceChars = 200
+
+	// OutputReserve is the share of the window kept for the answer: the
+	// effective window is the rest (document 001).
+	OutputReserve = 0.15
+	// CompactAt and WarnAt are shares of the effective window: above the
+	// first a request is compacted first, above the second a
+	// context.warning event says so, once per cycle.
+	CompactAt = 0.75
+	WarnAt    = 0.60
+	// KeepRecent is how many of the newest messages compaction keeps
+	// verbatim.
+	KeepRecent = 6
 )
 
 // Placements of activated skills.
@@ -86,12 +109,30 @@ type Config struct {
 
 	Skills   []Skill
 	Packages Packages
-	// Placement is PlacementTranscript (the default).
+	// GoSkills are skills defined in Go, offered in the same catalog and
+	// activated with the same tool as package skills.
+	GoSkills []*GoSkill
+	// Store is the agent store Go skills keep values in across loads
+	// (a new empty one by default; NewStore rebuilds one from a log).
+	Store *Store
+
+	// Placement is PlacementTranscript (the default) or
+	// PlacementContext.
 	Placement   string
 	EntryShare  float64
 	SkillsShare float64
 	// CatalogShare bounds the catalog block.
 	CatalogShare float64
+	// MaxLoaded is how many skills are loaded at once in context
+	// placement (default DefaultMaxLoaded).
+	MaxLoaded int
+	// MaxMessages caps the transcript messages of a request: 0 takes the
+	// placement's default (DefaultMaxMessages in context placement, no cap
+	// in transcript placement), -1 is no cap.
+	MaxMessages int
+	// NoCompaction turns compaction off (it is on by default in both
+	// placements).
+	NoCompaction bool
 
 	// Tools are extra tools offered besides the built-in ones.
 	Tools []*tool.Tool
@@ -136,8 +177,27 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Placement == "" {
 		c.Placement = PlacementTranscript
 	}
-	if c.Placement != PlacementTranscript {
-		return c, skilld.Errorf(skilld.EINVALID, "agent: placement %q is not supported yet; use %q", c.Placement, PlacementTranscript)
+	switch {
+	case c.Placement != PlacementTranscript && c.Placement != PlacementContext:
+		return c, skilld.Errorf(skilld.EINVALID, "agent: placement %q: use %q or %q", c.Placement, PlacementTranscript, PlacementContext)
+	case c.MaxLoaded < 0:
+		return c, skilld.Errorf(skilld.EINVALID, "agent: max loaded skills %d must be positive", c.MaxLoaded)
+	case c.MaxMessages < -1 || c.MaxMessages == 1:
+		return c, skilld.Errorf(skilld.EINVALID, "agent: max messages %d: give at least 2 (a tool call and its result are two), 0 for the default or -1 for no cap", c.MaxMessages)
+	case c.EntryShare < 0 || c.EntryShare > 1 || c.SkillsShare < 0 || c.SkillsShare > 1 || c.CatalogShare < 0 || c.CatalogShare > 1:
+		return c, skilld.Errorf(skilld.EINVALID, "agent: shares of the window must be between 0 and 1")
+	}
+	if c.MaxLoaded == 0 {
+		c.MaxLoaded = DefaultMaxLoaded
+	}
+	switch {
+	case c.MaxMessages == 0 && c.Placement == PlacementContext:
+		c.MaxMessages = DefaultMaxMessages
+	case c.MaxMessages == -1:
+		c.MaxMessages = 0
+	}
+	if c.Store == nil {
+		c.Store = NewStore(nil)
 	}
 	if c.EntryShare == 0 {
 		c.EntryShare = DefaultEntryShare

@@ -27,6 +27,11 @@ const (
 	EventSkillMaterialized = "skill.materialized"
 	EventCatalogShortened  = "catalog.shortened"
 	EventSandboxReady      = "sandbox.ready"
+	EventContextChanged    = "context.changed"
+	EventSkillUnloaded     = "skill.unloaded"
+	EventContextWarning    = "context.warning"
+	EventContextCompacted  = "context.compacted"
+	EventToolPreapproved   = "tool.preapproved"
 )
 
 // Event is one thing that happened in a run. It is JSON-encoded flat:

@@ -2,14 +2,18 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/sandbox"
@@ -138,4 +142,114 @@ func newSandbox(t *testing.T) sandbox.Sandbox {
 
 func policyRequire(globs ...string) policy.Effective {
 	return policy.Merge(policy.Level{Name: "task", Policy: skilld.ToolPolicy{RequireApproval: globs}})
+}
+
+// modelFunc is a model answering each request with a function of it. It
+// gives calls without an ID one, and reports the request's size as
+// requestTokens counts it, as a provider reports its prompt tokens.
+type modelFunc func(req *model.Request) (*model.Response, error)
+
+var callIDs atomic.Int64
+
+func (f modelFunc) Generate(_ context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		resp, err := f(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		resp.Message.Role = model.RoleAssistant
+		for i := range resp.Message.ToolCalls {
+			if resp.Message.ToolCalls[i].ID == "" {
+				resp.Message.ToolCalls[i].ID = fmt.Sprint("call_", callIDs.Add(1))
+			}
+		}
+		resp.Usage = model.Usage{PromptTokens: requestTokens(req), CompletionTokens: 10}
+		yield(&model.Chunk{Text: resp.Message.Content, Response: resp}, nil)
+	}
+}
+
+// isSummaryRequest tells a compaction's summarizing call from a turn.
+func isSummaryRequest(req *model.Request) bool {
+	return strings.HasPrefix(req.System, "You summarize the earlier part") && len(req.Tools) == 0
+}
+
+// emitTool returns n characters: a tool output of any size.
+func emitTool(t testing.TB) *tool.Tool {
+	tl, err := tool.New("emit", "Print n characters.", func(_ context.Context, p struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return strings.Repeat("y", p.N), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+// requestTokens counts a request as the runtime does with runeCounter,
+// independently of it: system, tool specs, each message with its framing.
+func requestTokens(req *model.Request) int {
+	c := runeCounter{}
+	n := c.Count(req.System)
+	for _, s := range req.Tools {
+		n += c.Count(s.Name) + c.Count(s.Description) + c.Count(string(s.Schema))
+	}
+	for _, m := range req.Messages {
+		n += agent.MessageOverhead + c.Count(m.Content)
+		for _, tc := range m.ToolCalls {
+			n += c.Count(tc.Name) + c.Count(string(tc.Arguments))
+		}
+	}
+	return n
+}
+
+// checkPairs reports a tool result without its call before it, or a call
+// without its result, in a request; and a request not starting with the
+// user.
+func checkPairs(req *model.Request) error {
+	if len(req.Messages) == 0 || req.Messages[0].Role != model.RoleUser {
+		return fmt.Errorf("the request does not start with a user message")
+	}
+	open := map[string]bool{}
+	for i, m := range req.Messages {
+		if m.Role == model.RoleTool {
+			if !open[m.ToolCallID] {
+				return fmt.Errorf("message %d: result of call %q without its call", i, m.ToolCallID)
+			}
+			delete(open, m.ToolCallID)
+			continue
+		}
+		if len(open) > 0 {
+			return fmt.Errorf("message %d: calls %v have no results before it", i, open)
+		}
+		for _, c := range m.ToolCalls {
+			open[c.ID] = true
+		}
+	}
+	if len(open) > 0 {
+		return fmt.Errorf("calls %v have no results", open)
+	}
+	return nil
+}
+
+// withCall reports whether the request holds a tool result of exactly
+// content, after the assistant message that made its call.
+func withCall(req *model.Request, content string) bool {
+	for i, m := range req.Messages {
+		if m.Role != model.RoleTool || m.Content != content {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			if req.Messages[j].Role != model.RoleTool {
+				for _, c := range req.Messages[j].ToolCalls {
+					if c.ID == m.ToolCallID {
+						return true
+					}
+				}
+				break
+			}
+		}
+	}
+	return false
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tool"
-	"github.com/skilld/skilld/policy"
 )
 
 // Agent runs tasks with one configuration.
@@ -33,14 +33,27 @@ func New(cfg Config) (*Agent, error) {
 		}
 		names[s.Name] = true
 	}
-	// The model addresses tools by name: a configured tool may not shadow
-	// a built-in one or another configured one.
+	for _, gs := range cfg.GoSkills {
+		switch {
+		case gs == nil || gs.Name == "":
+			return nil, skilld.Errorf(skilld.EINVALID, "agent: a Go skill has no name")
+		case names[gs.Name]:
+			return nil, skilld.Errorf(skilld.EINVALID, "agent: two attached skills are named %q", gs.Name)
+		}
+		names[gs.Name] = true
+	}
+	// The model addresses tools by name: a configured tool or a Go
+	// skill's may not shadow a built-in one or another.
 	builtin := []string{ActivateSkill, ToolShell, ToolReadFile, ToolWriteFile, ToolListFiles, ToolReadToolOutput}
 	tools := map[string]bool{}
 	for _, n := range builtin {
 		tools[n] = true
 	}
-	for _, t := range cfg.Tools {
+	all := slices.Clone(cfg.Tools)
+	for _, gs := range cfg.GoSkills {
+		all = append(all, gs.Tools...)
+	}
+	for _, t := range all {
 		if tools[t.Name] {
 			return nil, skilld.Errorf(skilld.EINVALID, "agent: tool name %q is taken (built-in tools: %s)", t.Name, strings.Join(builtin, ", "))
 		}
@@ -53,6 +66,10 @@ func New(cfg Config) (*Agent, error) {
 type Task struct {
 	ID    string
 	Input string
+	// History holds earlier turns of the conversation, oldest first, put
+	// before Input (a chat that goes on). Every tool call in it must be
+	// followed by its result.
+	History []model.Message
 }
 
 // run is the state of one task.
@@ -63,18 +80,36 @@ type run struct {
 	// stopped is set when the consumer stopped iterating or the log failed.
 	stopped bool
 
-	transcript   []entry
+	// Skills: the catalog's (disclosed), all by name, the withheld ones,
+	// the Go skills, and those active now.
 	disclosed    []Skill
 	byName       map[string]Skill
+	withheld     []Skill
+	goSkills     map[string]*GoSkill
 	active       map[string]*activation
-	activeTokens int
-	tools        []*tool.Tool // every tool of the run, before policy
-	// Set once by prepare, since the tools, the policy and the disclosed
-	// skills are fixed at start: what every request repeats.
-	offered     map[string]*tool.Tool // the tools the model may call
-	system      string
-	specs       []model.ToolSpec // the offered tools, in a stable order
-	fixedTokens int              // the system prompt's and the specs' tokens
+	activeTokens int               // transcript placement: all activations
+	loaded       *placement.Loaded // context placement: the loaded skills
+
+	// Tools: the run's own (before policy); those of them the policy
+	// offers and each Go skill's, settled once by prepare; what is offered
+	// now, rebuilt when skills come and go.
+	tools      []*tool.Tool
+	base       []offeredTool
+	skillTools map[string][]offeredTool
+	offered    map[string]offeredTool
+	specs      []model.ToolSpec
+	toolTokens int
+
+	// The system prompt without <current_context>, settled by prepare.
+	system       string
+	systemTokens int
+
+	// History: the view requests are built from, the correction of the
+	// tokenizer's estimates, compaction's count and warning.
+	view        *view
+	scale       float64
+	compactions int
+	warned      bool
 }
 
 // Run executes the task and streams its events, each appended to the task
@@ -82,9 +117,24 @@ type run struct {
 // task.failed; an error is yielded only when the log itself fails.
 func (a *Agent) Run(ctx context.Context, task Task) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := &run{cfg: a.cfg, task: task, yield: yield, byName: map[string]Skill{}, active: map[string]*activation{}}
+		r := newRun(a.cfg, task, yield)
 		r.main(ctx)
 	}
+}
+
+func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
+	r := &run{cfg: cfg, task: task, yield: yield, byName: map[string]Skill{}, goSkills: map[string]*GoSkill{}, active: map[string]*activation{},
+		view: &view{pin: cfg.Placement == PlacementTranscript}}
+	if cfg.Placement == PlacementContext {
+		r.loaded = &placement.Loaded{Max: cfg.MaxLoaded, Budget: int(cfg.SkillsShare * float64(cfg.Window))}
+	}
+	cfg.Store.persist = func(ctx context.Context, key string, value json.RawMessage) error {
+		if _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}); !ok {
+			return skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the store write")
+		}
+		return nil
+	}
+	return r
 }
 
 func (r *run) count(s string) int { return r.cfg.Tokenizer.Count(s) }
@@ -132,13 +182,14 @@ func (r *run) fail(err error) {
 	}
 }
 
-// addMessage appends a message to the transcript and the log.
+// addMessage appends a message to the view and the log. A message that
+// holds an activation (skill set) is protected in transcript placement.
 func (r *run) addMessage(ctx context.Context, m model.Message, skill string) {
 	if r.stopped {
 		return
 	}
-	e := entry{msg: m, tokens: messageTokens(r.cfg.Tokenizer, m), skill: skill}
-	r.transcript = append(r.transcript, e)
+	e := entry{msg: m, tokens: messageTokens(r.cfg.Tokenizer, m), skill: skill, protected: skill != ""}
+	r.view.add(e)
 	if seq, at, ok := r.appendLog(ctx, KindMessage, logMessage{Message: m, Skill: skill, Tokens: e.tokens}); ok {
 		r.deliver(messageEvent(r.task.ID, seq, at, m, skill, e.tokens))
 	}
@@ -176,7 +227,8 @@ func messageEvent(taskID string, seq int64, at time.Time, m model.Message, skill
 }
 
 func (r *run) main(ctx context.Context) {
-	r.emit(ctx, EventTaskStarted, map[string]any{"input_chars": len(r.task.Input), "skills": len(r.cfg.Skills), "window": r.cfg.Window, "placement": r.cfg.Placement})
+	r.emit(ctx, EventTaskStarted, map[string]any{"input_chars": len(r.task.Input), "skills": len(r.cfg.Skills) + len(r.cfg.GoSkills), "window": r.cfg.Window,
+		"placement": r.cfg.Placement, "max_loaded": r.cfg.MaxLoaded, "max_messages": r.cfg.MaxMessages, "compaction": !r.cfg.NoCompaction})
 	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil {
 		data := map[string]any{"provider": i.Provider, "isolated": i.Isolated, "enforced": i.Enforced}
 		if i.Warning != "" {
@@ -187,9 +239,15 @@ func (r *run) main(ctx context.Context) {
 	for _, s := range r.cfg.Skills {
 		r.byName[s.Name] = s
 		if s.Withheld != "" {
+			r.withheld = append(r.withheld, s)
 			r.emit(ctx, EventSkillWithheld, map[string]any{"skill": s.Name, "rule": s.Withheld})
 			continue
 		}
+		r.disclosed = append(r.disclosed, s)
+	}
+	for _, gs := range r.cfg.GoSkills {
+		s := Skill{ID: "go:" + gs.Name, Name: gs.Name, Description: gs.Description}
+		r.byName[gs.Name], r.goSkills[gs.Name] = s, gs
 		r.disclosed = append(r.disclosed, s)
 	}
 	builtins, err := r.builtinTools()
@@ -202,6 +260,13 @@ func (r *run) main(ctx context.Context) {
 	}
 	r.tools = append(append(r.tools, builtins...), r.cfg.Tools...)
 	r.prepare(ctx)
+	if err := checkHistory(r.task.History); err != nil {
+		r.finish(ctx, err)
+		return
+	}
+	for _, m := range r.task.History {
+		r.addMessage(ctx, m, "")
+	}
 	r.addMessage(ctx, model.Message{Role: model.RoleUser, Content: r.task.Input}, "")
 
 	for iter := 1; iter <= r.cfg.MaxIterations && !r.stopped; iter++ {
@@ -209,13 +274,18 @@ func (r *run) main(ctx context.Context) {
 			r.finish(ctx, skilld.Errorf(skilld.EUNAVAILABLE, "task cancelled: %v", err))
 			return
 		}
-		req, estimate := r.request()
-		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": estimate})
+		req, raw, err := r.fit(ctx)
+		if err != nil {
+			r.finish(ctx, err)
+			return
+		}
+		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": r.corrected(raw)})
 		resp, err := model.Collect(ctx, r.cfg.Model, req)
 		if err != nil {
 			r.finish(ctx, err)
 			return
 		}
+		r.observe(raw, resp.Usage.PromptTokens)
 		r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": iter, "usage": resp.Usage, "stop_reason": resp.StopReason, "tool_calls": len(resp.Message.ToolCalls)})
 		msg := resp.Message
 		msg.Role = model.RoleAssistant
@@ -238,52 +308,75 @@ func (r *run) main(ctx context.Context) {
 	}
 }
 
+// maxCompactionsPerRequest bounds the summaries one request may wait for.
+const maxCompactionsPerRequest = 3
+
+// fit builds the next request within the effective window: compacting
+// first when it would exceed CompactAt of it, warning once per cycle above
+// WarnAt, and failing the task, before any call, when what must stay
+// (the system prompt, the loaded or activated skills, the tools, protected
+// messages) does not fit at all.
+func (r *run) fit(ctx context.Context) (*model.Request, int, error) {
+	eff := r.effectiveWindow()
+	req, raw := r.request()
+	for i := 0; !r.cfg.NoCompaction && i < maxCompactionsPerRequest && float64(r.corrected(raw)) > CompactAt*float64(eff); i++ {
+		if !r.compact(ctx) {
+			break
+		}
+		req, raw = r.request()
+	}
+	est := r.corrected(raw)
+	if float64(est) > WarnAt*float64(eff) && !r.warned {
+		r.warned = true
+		r.emit(ctx, EventContextWarning, map[string]any{"tokens": est, "effective_window": eff, "share": float64(est) / float64(eff)})
+	}
+	if est > eff {
+		protected := 0
+		for _, g := range r.view.groups {
+			if g.Protected {
+				protected += g.Tokens
+			}
+		}
+		return nil, 0, skilld.Errorf(skilld.ETOOLARGE, "the next request needs about %d tokens, more than the effective window of %d (%d less the %.0f%% kept for the answer): "+
+			"the system prompt and skills take %d, the tools %d, protected skill content %d and the rest of the conversation %d; "+
+			"use a model with a larger window, fewer or smaller skills, or turn compaction on",
+			est, eff, r.cfg.Window, 100*OutputReserve, raw-r.toolTokens-r.view.tokens, r.toolTokens, protected, r.view.tokens-protected)
+	}
+	return req, raw, nil
+}
+
 func (r *run) finish(ctx context.Context, err error) {
 	r.emit(ctx, EventTaskFailed, map[string]any{"error": skilld.ErrorMessage(err), "code": skilld.ErrorCode(err), "detail": err.Error()})
 }
 
-// prepare settles what stays the same for the whole run, so a request
-// costs no policy checks, rendering or tokenizing: the offered tools (every
-// tool the policy does not deny, control-flow tools always) with their
-// specs, and the system prompt, which is the instruction and, when
-// activate_skill is offered, the catalog of the disclosed skills.
-func (r *run) prepare(ctx context.Context) {
-	r.offered = make(map[string]*tool.Tool, len(r.tools))
-	r.system, r.fixedTokens = r.cfg.Instruction, r.count(r.cfg.Instruction)
-	for _, t := range r.tools {
-		if !controlFlow(t.Name) && r.cfg.Policy.Decide(t.Name).Decision == policy.Deny {
-			continue
+// checkHistory refuses earlier turns a provider would refuse: a first
+// message that is not the user's, a tool result without its call, a call
+// without its result.
+func checkHistory(msgs []model.Message) error {
+	if len(msgs) > 0 && msgs[0].Role != model.RoleUser {
+		return skilld.Errorf(skilld.EINVALID, "the conversation's history must start with a user message, not %s", msgs[0].Role)
+	}
+	open := map[string]bool{}
+	for i, m := range msgs {
+		switch m.Role {
+		case model.RoleTool:
+			if !open[m.ToolCallID] {
+				return skilld.Errorf(skilld.EINVALID, "history message %d is the result of call %q, which no earlier message made", i, m.ToolCallID)
+			}
+			delete(open, m.ToolCallID)
+		case model.RoleUser, model.RoleAssistant:
+			if len(open) > 0 {
+				return skilld.Errorf(skilld.EINVALID, "history message %d comes before the results of the calls before it", i)
+			}
+			for _, c := range m.ToolCalls {
+				open[c.ID] = true
+			}
+		default:
+			return skilld.Errorf(skilld.EINVALID, "history message %d has role %q", i, m.Role)
 		}
-		r.offered[t.Name] = t
-		schema, _ := json.Marshal(t.Schema)
-		r.specs = append(r.specs, model.ToolSpec{Name: t.Name, Description: t.Description, Schema: schema})
-		r.fixedTokens += r.count(t.Name) + r.count(t.Description) + r.count(string(schema))
 	}
-	if len(r.disclosed) == 0 {
-		return
+	if len(open) > 0 {
+		return skilld.Errorf(skilld.EINVALID, "the history ends before the results of its last tool calls")
 	}
-	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
-	text, level, tokens := renderCatalog(r.disclosed, budget, r.count)
-	if level > catalogFull {
-		r.emit(ctx, EventCatalogShortened, map[string]any{"level": catalogLevelNames[level], "tokens": tokens, "budget": budget, "over_budget": tokens > budget})
-	}
-	// When the policy denies activate_skill, the catalog goes with it.
-	if _, ok := r.offered[ActivateSkill]; ok {
-		r.system = strings.TrimSpace(r.system + "\n\n" + text)
-		r.fixedTokens += tokens
-	}
-}
-
-// request builds the next model request: the prepared system prompt and
-// tools around the transcript. It returns the request's estimated size in
-// tokens from the cached counts.
-func (r *run) request() (*model.Request, int) {
-	req := &model.Request{Model: r.cfg.ModelName, System: r.system, MaxTokens: r.cfg.MaxTokens,
-		Messages: make([]model.Message, len(r.transcript)), Tools: slices.Clip(r.specs)}
-	tokens := r.fixedTokens
-	for i, e := range r.transcript {
-		req.Messages[i] = e.msg
-		tokens += e.tokens
-	}
-	return req, tokens
+	return nil
 }
