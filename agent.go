@@ -35,15 +35,21 @@ type SandboxSettings struct {
 	Env map[string]string `json:"env,omitempty"`
 }
 
-// ContextSettings are the context-budget knobs of an agent.
+// ContextSettings are the context-budget knobs of an agent. Zero values
+// take the runtime's defaults (docs/CONTEXT.md).
 type ContextSettings struct {
-	Window      int     `json:"window,omitempty"`       // model context window in tokens
-	Placement   string  `json:"placement,omitempty"`    // "transcript" or "context"
-	MaxLoaded   int     `json:"max_loaded,omitempty"`   // skills loaded at once (context placement)
-	MaxMessages int     `json:"max_messages,omitempty"` // transcript messages per request (windowing)
+	Window      int    `json:"window,omitempty"`     // model context window in tokens
+	Placement   string `json:"placement,omitempty"`  // "transcript" (default) or "context"
+	MaxLoaded   int    `json:"max_loaded,omitempty"` // skills loaded at once (context placement; default 3)
+	// MaxMessages caps the transcript messages of a request (windowing):
+	// 0 is the placement's default (60 in context, no cap in transcript),
+	// -1 no cap.
+	MaxMessages int     `json:"max_messages,omitempty"`
 	EntryShare  float64 `json:"entry_share,omitempty"`  // one activation's share of the window
 	SkillsShare float64 `json:"skills_share,omitempty"` // all activations' share of the window
-	Compaction  *bool   `json:"compaction,omitempty"`
+	// Compaction summarizes old messages when a request nears the
+	// window; on unless set to false.
+	Compaction *bool `json:"compaction,omitempty"`
 }
 
 // AgentSkill attaches a skill to an agent, optionally pinned to a version

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
@@ -42,6 +43,9 @@ func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
 	}
 	r := newRun(cfg, Task{ID: "bench"}, func(Event, error) bool { return true })
 	r.disclosed = skills
+	for _, s := range skills {
+		r.byName[s.Name] = s
+	}
 	builtins, _ := r.builtinTools()
 	r.tools = append([]*tool.Tool{r.activateTool()}, builtins...)
 	r.prepare(context.Background())
@@ -164,4 +168,63 @@ func benchSandbox(b *testing.B) sandbox.Sandbox {
 		b.Fatal(err)
 	}
 	return sb
+}
+
+// summaryModel answers every call with a short summary.
+type summaryModel struct{}
+
+func (summaryModel) Generate(context.Context, *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		yield(&model.Chunk{Response: &model.Response{Message: model.Message{Role: model.RoleAssistant, Content: "Summary: the work so far, in two sentences."}}}, nil)
+	}
+}
+
+// BenchmarkRequestLongTask measures building one request (windowing,
+// compaction when due, the system prompt, the tools) deep into a task
+// whose log holds 10,000 messages, with 100 skills attached and five
+// activated: the cost follows what the request holds, not the log.
+func BenchmarkRequestLongTask(b *testing.B) {
+	for _, bc := range []struct {
+		name        string
+		placement   string
+		maxMessages int
+	}{
+		{"transcript-compaction", PlacementTranscript, 0},
+		{"transcript-window-60-compaction", PlacementTranscript, 60},
+		{"context-window-60-compaction", PlacementContext, 0},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			r := benchRun(b, quarterCounter{}, 100, 0)
+			r.cfg.Model, r.cfg.Window, r.cfg.Placement, r.cfg.MaxMessages = summaryModel{}, 32000, bc.placement, bc.maxMessages
+			if bc.placement == PlacementContext {
+				r.cfg.MaxMessages = DefaultMaxMessages
+				r.loaded = &placement.Loaded{Max: 3, Budget: 9600}
+				r.view.pin = false
+			}
+			for i := range 5 {
+				if _, err := r.activate(ctx, fmt.Sprintf("skill-%03d", i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			turn := func(i int) {
+				id := fmt.Sprint("c", i)
+				r.addMessage(ctx, model.Message{Role: model.RoleAssistant, Content: "Next step.", ToolCalls: []model.ToolCall{{ID: id, Name: "shell", Arguments: []byte(`{"command":"ls -la"}`)}}}, "")
+				r.addMessage(ctx, model.Message{Role: model.RoleTool, ToolCallID: id, ToolName: "shell", Content: strings.Repeat("output line\n", 20)}, "")
+				if _, _, err := r.fit(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := range 5000 { // a log of 10,000 messages
+				turn(i)
+			}
+			b.ReportAllocs()
+			i := 5000
+			for b.Loop() {
+				turn(i)
+				i++
+			}
+			b.ReportMetric(float64(len(r.view.entries)), "view-messages")
+		})
+	}
 }

@@ -24,9 +24,9 @@ const maxCatalogFiles = 12
 // most detailed level that fits budget tokens. It also lists each skill's
 // files (which source systems left out, so models could not tell what a
 // skill brings before activating it).
-func renderCatalog(skills []Skill, budget int, count func(string) int) (text string, level, tokens int) {
+func renderCatalog(skills []Skill, intro string, budget int, count func(string) int) (text string, level, tokens int) {
 	for level = catalogFull; level <= catalogNamesOnly; level++ {
-		text = catalogText(skills, level)
+		text = catalogText(skills, intro, level)
 		if tokens = count(text); tokens <= budget {
 			return text, level, tokens
 		}
@@ -34,10 +34,17 @@ func renderCatalog(skills []Skill, budget int, count func(string) int) (text str
 	return text, catalogNamesOnly, tokens
 }
 
-func catalogText(skills []Skill, level int) string {
+// Catalog introductions, per placement.
+const (
+	catalogIntroTranscript = "Skills hold instructions and files for specific tasks. When a task matches a skill, call activate_skill with its name before you start: its instructions come back as the result, and its files are placed in your working directory under skills/."
+	catalogIntroContext    = "Skills hold instructions, files and tools for specific tasks. When a task matches a skill, call activate_skill with its name before you start: its instructions (and its tools) are loaded into <current_context> below, and its files are placed in your working directory under skills/. At most %d skills are loaded at once; loading one more unloads the least recently used."
+)
+
+func catalogText(skills []Skill, intro string, level int) string {
 	var b strings.Builder
 	b.WriteString("## Available skills\n\n")
-	b.WriteString("Skills hold instructions and files for specific tasks. When a task matches a skill, call activate_skill with its name before you start: its instructions come back as the result, and its files are placed in your working directory under skills/.\n\n")
+	b.WriteString(intro)
+	b.WriteString("\n\n")
 	for _, s := range skills {
 		b.WriteString("- ")
 		b.WriteString(s.Name)

@@ -54,7 +54,11 @@ func (r *run) prepare(ctx context.Context) {
 		return
 	}
 	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
-	text, level, tokens := renderCatalog(r.disclosed, budget, r.count)
+	intro := catalogIntroTranscript
+	if r.cfg.Placement == PlacementContext {
+		intro = fmt.Sprintf(catalogIntroContext, r.cfg.MaxLoaded)
+	}
+	text, level, tokens := renderCatalog(r.disclosed, intro, budget, r.count)
 	if level > catalogFull {
 		r.emit(ctx, EventCatalogShortened, map[string]any{"level": catalogLevelNames[level], "tokens": tokens, "budget": budget, "over_budget": tokens > budget})
 	}

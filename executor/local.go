@@ -396,6 +396,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions) (
 		Model: m, ModelName: name, Instruction: snap.Instruction, Window: window,
 		Skills: skills, Packages: l.cfg.Service.Packages(),
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
+		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
 		Tokenizer: counter, Outputs: agent.BlobOutputs{Blobs: l.cfg.Blobs}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
 	})

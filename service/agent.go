@@ -93,8 +93,17 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 			return invalidField(field, "%s must be between 0 and 1, not %g", field, v)
 		}
 	}
-	if c.Context.Window < 0 || c.Context.MaxLoaded < 0 || c.Context.MaxMessages < 0 {
-		return invalidField("config.context", "context sizes must not be negative")
+	switch {
+	case c.Context.Window < 0:
+		return invalidField("config.context.window", "window must not be negative")
+	case c.Context.MaxLoaded < 0:
+		return invalidField("config.context.max_loaded", "max_loaded must not be negative")
+	case c.Context.MaxLoaded > 0 && c.Context.Placement != "context":
+		// Every knob takes effect or is refused: only context placement
+		// loads and unloads skills.
+		return invalidField("config.context.max_loaded", "max_loaded applies to context placement only; set placement to context or leave max_loaded out")
+	case c.Context.MaxMessages < -1 || c.Context.MaxMessages == 1:
+		return invalidField("config.context.max_messages", "max_messages must be 0 (the placement's default), -1 (no cap) or at least 2, not %d", c.Context.MaxMessages)
 	}
 	if len(c.Sandbox.Env) > MaxSandboxEnv {
 		return invalidField("config.sandbox.env", "at most %d variables, not %d", MaxSandboxEnv, len(c.Sandbox.Env))

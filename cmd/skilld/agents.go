@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -26,12 +25,16 @@ func agentsCommands() []command {
 // agentFlags are the flags create and update share.
 type agentFlags struct {
 	instruction, model string
+	window             int
+	context            contextFlags
 	skills, items      stringList
 }
 
 func (f *agentFlags) register(c *apiCmd) {
 	c.fs.StringVar(&f.instruction, "instruction", "", "the agent's instruction")
 	c.fs.StringVar(&f.model, "model", "", "the model the agent uses")
+	c.fs.IntVar(&f.window, "context-window", 0, "the model's context window in tokens (needed unless the model is in the known table)")
+	f.context.register(c.fs)
 	c.fs.Var(&f.skills, "skill", "attach a workspace skill, as ID or ID@VERSION to pin it; repeatable")
 	c.fs.Var(&f.items, "item", "attach a catalog item (installed first), as REGISTRY/NAME or REGISTRY/NAME@VERSION; repeatable")
 }
@@ -64,7 +67,8 @@ func (f *agentFlags) refs(c *apiCmd) ([]service.AgentSkillRef, bool) {
 }
 
 func runAgentsCreate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
+	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--context-window N] [--placement P] [--max-loaded N]\n"+
+		"    [--max-messages N] [--compaction on|off] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
 	var f agentFlags
 	f.register(c)
 	if code, ok := c.parse(args, 1, 1); !ok {
@@ -74,7 +78,11 @@ func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model}, Skills: refs}
+	if err := f.context.check(); err != nil {
+		return usageErrorf(c.fs, "%s", errorText(err))
+	}
+	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Context: skilld.ContextSettings{Window: f.window}}, Skills: refs}
+	f.context.apply(given(c.fs), &p.Config.Context)
 	var ag skilld.Agent
 	if !c.call(ctx, "agents.create", p, &ag) {
 		return exitFailure
@@ -97,27 +105,33 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
+	if err := f.context.check(); err != nil {
+		return usageErrorf(c.fs, "%s", errorText(err))
+	}
 	p := service.UpdateAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}
-	set := map[string]bool{}
-	c.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if set["name"] {
+	set := given(c.fs)
+	if set("name") {
 		p.Name = name
 	}
-	if set["instruction"] || set["model"] {
+	if set("instruction") || set("model") || set("context-window") || set("placement") || set("max-loaded") || set("max-messages") || set("compaction") {
 		var cur skilld.Agent
 		if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: p.AgentRef}, &cur) {
 			return exitFailure
 		}
 		cfg := cur.Config
-		if set["instruction"] {
+		if set("instruction") {
 			cfg.Instruction = f.instruction
 		}
-		if set["model"] {
+		if set("model") {
 			cfg.Model = f.model
 		}
+		if set("context-window") {
+			cfg.Context.Window = f.window
+		}
+		f.context.apply(set, &cfg.Context)
 		p.Config = &cfg
 	}
-	if set["skill"] || set["item"] {
+	if set("skill") || set("item") {
 		p.Skills = &refs
 	}
 	var ag skilld.Agent

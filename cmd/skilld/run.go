@@ -36,7 +36,7 @@ type runFlags struct {
 	sandbox       sandboxFlags
 	keepSandbox   bool
 	cacheDir      string
-	placement     string
+	context       contextFlags
 	encoding      string
 	approve       string
 	maxIterations int
@@ -67,7 +67,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		"(by default it is removed; with --skills it is a new private folder in the temporary directory,\n"+
 		"with --agent it is <work-dir>/sandboxes/<task id>)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "the skill cache of this command (default: <user cache dir>/skilld/skill-cache, mode 0700)")
-	fs.StringVar(&f.placement, "placement", agent.PlacementTranscript, "where activated skills go: transcript")
+	f.context.register(fs)
 	fs.StringVar(&f.encoding, "tokenizer", "", "token encoding to count with (o200k_base, cl100k_base; default: the model's)")
 	fs.StringVar(&f.approve, "approve", "never", "tool calls that need approval: never (refuse), all (approve), ask (prompt on the terminal)")
 	fs.IntVar(&f.maxIterations, "max-iterations", agent.DefaultMaxIterations, "most model calls for the task")
@@ -85,6 +85,20 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return usageErrorf(fs, "--model is required (for example --model openai:gpt-4o-mini)")
 	case f.approve != "never" && f.approve != "all" && f.approve != "ask":
 		return usageErrorf(fs, "--approve must be never, all or ask")
+	}
+	if err := f.context.check(); err != nil {
+		return usageErrorf(fs, "%s", errorText(err))
+	}
+	if f.context.maxLoaded > 0 && f.context.placement != agent.PlacementContext {
+		return usageErrorf(fs, "--max-loaded applies to --placement context")
+	}
+	set := given(fs)
+	if f.agent != "" {
+		for _, n := range []string{"placement", "max-loaded", "max-messages", "compaction"} {
+			if set(n) {
+				return usageErrorf(fs, "--%s applies to --skills runs; a stored agent has its own config.context (skilld agents update)", n)
+			}
+		}
 	}
 	if f.model != "" {
 		if _, err := model.ParseRef(f.model); err != nil {
@@ -198,7 +212,8 @@ func runLocalSkills(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	info := sbx.Info()
 	a, err := agent.New(agent.Config{
 		Model: mdl, ModelName: name, Instruction: f.instruction, Window: f.window, Skills: skills, Packages: pkgs,
-		Placement: f.placement, Sandbox: sb, SandboxInfo: &info, Tokenizer: counter, Approver: f.approver(e), MaxIterations: f.maxIterations,
+		Placement: f.context.placement, MaxLoaded: f.context.maxLoaded, MaxMessages: f.context.maxMessages, NoCompaction: f.context.compaction == "off",
+		Sandbox: sb, SandboxInfo: &info, Tokenizer: counter, Approver: f.approver(e), MaxIterations: f.maxIterations,
 	})
 	if err != nil {
 		return "", err
