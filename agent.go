@@ -38,9 +38,9 @@ type SandboxSettings struct {
 // ContextSettings are the context-budget knobs of an agent. Zero values
 // take the runtime's defaults (docs/CONTEXT.md).
 type ContextSettings struct {
-	Window      int    `json:"window,omitempty"`     // model context window in tokens
-	Placement   string `json:"placement,omitempty"`  // "transcript" (default) or "context"
-	MaxLoaded   int    `json:"max_loaded,omitempty"` // skills loaded at once (context placement; default 3)
+	Window    int    `json:"window,omitempty"`     // model context window in tokens
+	Placement string `json:"placement,omitempty"`  // "transcript" (default) or "context"
+	MaxLoaded int    `json:"max_loaded,omitempty"` // skills loaded at once (context placement; default 3)
 	// MaxMessages caps the transcript messages of a request (windowing):
 	// 0 is the placement's default (60 in context, no cap in transcript),
 	// -1 no cap.
