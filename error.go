@@ -21,7 +21,11 @@ const (
 	ETOOLARGE     = "too_large"
 	EUNAVAILABLE  = "unavailable"
 	ERATELIMITED  = "rate_limited"
-	EINTERNAL     = "internal"
+	// EINTEGRITY: stored bytes no longer match their digest. Unlike
+	// EINTERNAL its message is shown: it names the damaged file, and the
+	// fix (upload it again, skilld fsck) is the operator's to make.
+	EINTEGRITY = "integrity"
+	EINTERNAL  = "internal"
 )
 
 // Detail is one named problem inside an Error: a field (a frontmatter key, a

@@ -11,7 +11,7 @@
 // (skilld.ErrorCode) or on the sentinels here (errors.Is):
 //
 //	ErrNotFound      ENOTFOUND    no blob with that digest
-//	ErrIntegrity     EINTERNAL    the stored bytes do not match their digest
+//	ErrIntegrity     EINTEGRITY   the stored bytes do not match their digest
 //	ErrInvalidDigest EINVALID     a digest (or digest prefix) is malformed
 //
 // and a driver reports storage it cannot reach (within the caller's context)
@@ -44,7 +44,9 @@ type Store interface {
 	// digest and size of what it read. Memory use does not depend on the
 	// size of the content. Put is atomic (a partial blob is never visible
 	// under any digest, even if the process dies mid-write) and idempotent
-	// (putting content that is already stored succeeds and changes nothing).
+	// (putting content that is already stored succeeds and changes nothing),
+	// and it heals: when the stored copy is damaged, the new one replaces
+	// it.
 	// When ctx is done Put stops at the next read from r and stores nothing;
 	// a reader that blocks forever cannot be interrupted by ctx.
 	Put(ctx context.Context, r io.Reader) (Info, error)

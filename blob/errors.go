@@ -9,7 +9,7 @@ import "errors"
 var (
 	// ErrNotFound (ENOTFOUND): no blob with the digest is stored.
 	ErrNotFound = errors.New("blob not found")
-	// ErrIntegrity (EINTERNAL): stored bytes differ from their digest or
+	// ErrIntegrity (EINTEGRITY): stored bytes differ from their digest or
 	// size: disk corruption, tampering or truncation in transit. It is
 	// internal because the caller did nothing wrong and cannot fix it.
 	ErrIntegrity = errors.New("blob integrity check failed")

@@ -128,7 +128,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status = statusOf(obj.Code)
 		obj.Message, obj.Details = skilld.ErrorMessage(err), skilld.ErrorDetails(err)
 	}
-	if status == http.StatusInternalServerError {
+	if obj.Code == skilld.EINTEGRITY {
+		// Damaged stored data: the message names what, and the log keeps
+		// the digest for the operator.
+		s.logger().ErrorContext(r.Context(), "stored data is damaged", "request_id", requestID(r), "method", r.Method,
+			"path", r.URL.Path, "error", err.Error())
+	} else if status == http.StatusInternalServerError {
 		gone := r.Context().Err() != nil && errors.Is(err, context.Canceled)
 		if gone {
 			// The client went away; its request was not at fault and no

@@ -47,11 +47,10 @@ func contentType(p string) string {
 	return "application/octet-stream"
 }
 
-// serveFile streams one package file. Its digest is a strong ETag (the
-// bytes of a digest never change), so a client holding the file gets 304
-// without a byte of it being read. The body is verified against the digest
-// while it streams; a mismatch aborts the response, which the client sees
-// as a truncated body (Content-Length was promised), never as good data.
+// serveFile sends one package file. Its digest is a strong ETag (the bytes
+// of a digest never change), so a client holding the file gets 304. The
+// service verified the bytes against the digest before handing them over:
+// a damaged stored copy is an integrity error before the first byte.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *service.SkillFile) {
 	defer f.Body.Close()
 	etag := `"` + f.Digest + `"`

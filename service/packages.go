@@ -63,16 +63,19 @@ func (p *Packages) Put(ctx context.Context, pkg *pack.Package, then func(q store
 			continue
 		}
 		seen[e.Digest] = true
-		switch _, err := p.Blobs.Stat(ctx, e.Digest); {
-		case err == nil:
-			continue
-		case !errors.Is(err, blob.ErrNotFound):
-			return fmt.Errorf("storing package %s: %w", pkg.Digest(), err)
+		_, statErr := p.Blobs.Stat(ctx, e.Digest)
+		if statErr != nil && !errors.Is(statErr, blob.ErrNotFound) {
+			return fmt.Errorf("storing package %s: %w", pkg.Digest(), statErr)
 		}
+		// Put even a blob that exists: the store checks the stored copy
+		// and replaces it when it is damaged, so uploading the same files
+		// again repairs them.
 		if err := p.putBlob(ctx, e.Digest, files[i].Data); err != nil {
 			return fmt.Errorf("storing package %s: file %q: %w", pkg.Digest(), e.Path, err)
 		}
-		added = append(added, e.Digest)
+		if statErr != nil { // it was missing: this Put added it
+			added = append(added, e.Digest)
+		}
 	}
 	var res *store.PackageCreateResult
 	err = p.DB.Tx(ctx, func(q store.Querier) error {
@@ -229,24 +232,35 @@ func (p *Packages) Get(ctx context.Context, digest string) (*pack.Package, error
 		return nil, fmt.Errorf("package %s: %w", digest, err)
 	}
 	if pkg.Digest() != digest {
-		return nil, skilld.Errorf(skilld.EINTERNAL, "package %s reads back as %s: %w", digest, pkg.Digest(), blob.ErrIntegrity)
+		return nil, skilld.Errorf(skilld.EINTEGRITY, "the stored copy of package %s is damaged: its files read back as %s: %w", digest, pkg.Digest(), blob.ErrIntegrity)
 	}
 	return pkg, nil
 }
 
-// ReadFile reads one file of a stored package, verified against its digest.
+// ReadFile reads one file of a stored package, verified against its digest
+// before any byte of it is returned. A damaged stored copy is EINTEGRITY
+// naming the file.
 func (p *Packages) ReadFile(ctx context.Context, f skilld.PackageFile) ([]byte, error) {
 	rc, err := p.Blobs.Open(ctx, f.Digest)
 	if err != nil {
-		return nil, fmt.Errorf("file %q: %w", f.Path, err)
+		return nil, fileError(f, err)
 	}
 	defer rc.Close()
 	data := make([]byte, 0, f.Size)
 	buf := bytes.NewBuffer(data)
 	if _, err := io.Copy(buf, rc); err != nil {
-		return nil, fmt.Errorf("file %q: %w", f.Path, err)
+		return nil, fileError(f, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// fileError names the file a blob error is about; a damaged blob gets the
+// message an operator can act on.
+func fileError(f skilld.PackageFile, err error) error {
+	if errors.Is(err, blob.ErrIntegrity) {
+		return skilld.Errorf(skilld.EINTEGRITY, "the stored copy of file %q (%s) is damaged: %w; upload the file again to repair it, or run skilld fsck", f.Path, f.Digest, err)
+	}
+	return fmt.Errorf("file %q: %w", f.Path, err)
 }
 
 // Package reads a stored package; it makes Packages the package source of

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -103,8 +104,9 @@ type GetSkillFileParams struct {
 	Version int    `json:"version,omitempty" query:"version" jsonschema:"version number; the current version when omitted"`
 }
 
-// SkillFile is one file of a skill, opened for reading; the caller closes
-// Body. Body verifies the bytes against Digest as they are read.
+// SkillFile is one file of a skill, read and verified against its digest
+// before it is returned, so a damaged stored copy never reaches a client;
+// the caller closes Body.
 type SkillFile struct {
 	skilld.PackageFile
 	Body io.ReadCloser `json:"-"`
@@ -118,11 +120,11 @@ func (s *Service) GetSkillFile(ctx context.Context, a Actor, p GetSkillFileParam
 	}
 	for _, f := range list.Files {
 		if f.Path == p.Path {
-			body, err := s.blobs.Open(ctx, f.Digest)
+			data, err := s.packages.ReadFile(ctx, f)
 			if err != nil {
-				return nil, fmt.Errorf("file %q: %w", f.Path, err)
+				return nil, err
 			}
-			return &SkillFile{PackageFile: f, Body: body}, nil
+			return &SkillFile{PackageFile: f, Body: io.NopCloser(bytes.NewReader(data))}, nil
 		}
 	}
 	return nil, skilld.Errorf(skilld.ENOTFOUND, "file %q not found in version %d of skill %q", p.Path, list.Version, p.ID)

@@ -3,6 +3,7 @@ package blobtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -132,9 +133,50 @@ func testIntegrity(t *testing.T, s blob.Store, corrupt func(*testing.T, blob.Sto
 	info := put(t, s, randomBytes(3, 64<<10))
 	corrupt(t, s, info.Digest)
 	got, err := readAll(t, s, info.Digest)
-	wantError(t, "reading a corrupted blob", err, skilld.EINTERNAL, blob.ErrIntegrity, info.Digest)
+	wantError(t, "reading a corrupted blob", err, skilld.EINTEGRITY, blob.ErrIntegrity, info.Digest)
 	if int64(len(got)) > info.Size {
 		t.Fatalf("read %d bytes of a %d-byte blob", len(got), info.Size)
+	}
+}
+
+// testPutHeals: putting content again whose stored copy was damaged
+// replaces the copy.
+func testPutHeals(t *testing.T, s blob.Store, corrupt func(*testing.T, blob.Store, string)) {
+	content := randomBytes(4, 3000)
+	info := put(t, s, content)
+	corrupt(t, s, info.Digest)
+	if _, err := readAll(t, s, info.Digest); !errors.Is(err, blob.ErrIntegrity) {
+		t.Fatalf("the corrupted blob reads without an integrity error: %v", err)
+	}
+	put(t, s, content)
+	got, err := readAll(t, s, info.Digest)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("after putting it again: %v (%d bytes)", err, len(got))
+	}
+}
+
+// testCheck: Check reads every blob and reports exactly the damaged ones.
+func testCheck(t *testing.T, s blob.Store, corrupt func(*testing.T, blob.Store, string)) {
+	var infos []blob.Info
+	for i := range 4 {
+		infos = append(infos, put(t, s, randomBytes(uint64(10+i), 1000+i)))
+	}
+	corrupt(t, s, infos[2].Digest)
+	seen, damaged := 0, []string{}
+	for c, err := range blob.Check(t.Context(), s, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if c.Damaged != nil {
+			if !errors.Is(c.Damaged, blob.ErrIntegrity) {
+				t.Errorf("damage %v does not wrap ErrIntegrity", c.Damaged)
+			}
+			damaged = append(damaged, c.Digest)
+		}
+	}
+	if seen != 4 || len(damaged) != 1 || damaged[0] != infos[2].Digest {
+		t.Errorf("Check saw %d blobs, damaged %v; want 4 and %s", seen, damaged, infos[2].Digest)
 	}
 }
 

@@ -44,6 +44,18 @@ func Run(t *testing.T, open func(t *testing.T) blob.Store, opts Options) {
 		}
 		testIntegrity(t, open(t), opts.Corrupt)
 	})
+	t.Run("PutHeals", func(t *testing.T) {
+		if opts.Corrupt == nil {
+			t.Skip("driver has no Corrupt hook")
+		}
+		testPutHeals(t, open(t), opts.Corrupt)
+	})
+	t.Run("Check", func(t *testing.T) {
+		if opts.Corrupt == nil {
+			t.Skip("driver has no Corrupt hook")
+		}
+		testCheck(t, open(t), opts.Corrupt)
+	})
 	t.Run("ConcurrentPut", func(t *testing.T) { testConcurrentPut(t, open(t)) })
 	t.Run("Large", func(t *testing.T) { testLarge(t, open(t)) })
 	t.Run("CancelledPut", func(t *testing.T) { testCancelledPut(t, open(t), opts.TempFiles) })

@@ -83,17 +83,17 @@ func (s *Store) install(tmp, final string) error {
 	case err == nil:
 	case errors.Is(err, fs.ErrExist):
 		// Already stored, by an earlier or a concurrent Put. Same digest
-		// means same content, unless the stored file was truncated or
-		// grown since; then replace it, which heals it atomically.
-		// The directory is synced below even when nothing changed, so
-		// that this Put does not report success before the concurrent
-		// one that linked the file has made the name durable.
-		old, serr := os.Stat(final)
-		tfi, terr := os.Stat(tmp)
-		if serr != nil || terr != nil {
-			return errors.Join(serr, terr)
+		// means same content, unless the stored file was damaged since
+		// (truncated, grown, or a byte changed: it is read back and
+		// checked); then the new file replaces it, which heals it
+		// atomically. The directory is synced below even when nothing
+		// changed, so that this Put does not report success before the
+		// concurrent one that linked the file has made the name durable.
+		intact, err := s.intact(final, tmp)
+		if err != nil {
+			return err
 		}
-		if old.Size() != tfi.Size() {
+		if !intact {
 			if err := os.Rename(tmp, final); err != nil {
 				return err
 			}
@@ -141,4 +141,32 @@ func (s *Store) putError(what string, err error) error {
 		Message: fmt.Sprintf("put into blob store %s: %s: %v", s.root, what, err),
 		Err:     err,
 	}
+}
+
+// intact reports whether the stored file final holds the same bytes as the
+// fresh upload tmp: same size, and a hash of final's content matching its
+// name.
+func (s *Store) intact(final, tmp string) (bool, error) {
+	old, serr := os.Stat(final)
+	tfi, terr := os.Stat(tmp)
+	if serr != nil || terr != nil {
+		return false, errors.Join(serr, terr)
+	}
+	if old.Size() != tfi.Size() {
+		return false, nil
+	}
+	f, err := os.Open(final)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	hexSum := filepath.Base(final)
+	v := blobio.NewVerifier(context.Background(), f, blob.FormatDigest(hexSum), hexSum, old.Size())
+	if _, err := io.Copy(io.Discard, v); err != nil {
+		if errors.Is(err, blob.ErrIntegrity) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }

@@ -60,7 +60,7 @@ func TestMapErrorHidesMinio(t *testing.T) {
 		{minio.ErrorResponse{StatusCode: 404, Code: "NoSuchKey"}, skilld.ENOTFOUND, blob.ErrNotFound},
 		{minio.ErrorResponse{StatusCode: 403, Code: "AccessDenied"}, skilld.EINTERNAL, nil},
 		{minio.ErrorResponse{StatusCode: 404, Code: "NoSuchBucket"}, skilld.EUNAVAILABLE, nil},
-		{minio.ErrorResponse{StatusCode: 400, Code: "BadDigest"}, skilld.EINTERNAL, blob.ErrIntegrity},
+		{minio.ErrorResponse{StatusCode: 400, Code: "BadDigest"}, skilld.EINTEGRITY, blob.ErrIntegrity},
 		{minio.ErrorResponse{StatusCode: 400, Code: "InvalidArgument"}, skilld.EINTERNAL, nil},
 	}
 	for _, c := range cases {

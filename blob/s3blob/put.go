@@ -18,7 +18,7 @@ import (
 
 // Put copies r to a local temp file while hashing it (the digest, which is
 // the key, is known only at the end, and S3 has no rename), then uploads
-// that file in one PUT unless the object already exists with that size.
+// that file in one PUT unless the object already exists intact.
 // The PUT is signed over the SHA-256 of the body and carries it as
 // x-amz-checksum-sha256, so the server refuses bytes damaged on the way.
 // A single PUT (no multipart) makes the object appear whole or not at all.
@@ -46,11 +46,18 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (blob.Info, error) {
 	digest := blob.FormatDigest(hexSum)
 	key := s.key(hexSum)
 
-	// Content-addressed: an object with this key and size already holds
-	// these bytes, so the upload would change nothing.
+	// Content-addressed: an object with this key and size holds these
+	// bytes unless it was damaged since, so it is read back and checked;
+	// only a damaged or missing object is uploaded (again).
 	existing, err := s.stat(ctx, key)
 	if err == nil && existing.Size == size {
-		return blob.Info{Digest: digest, Size: size, ModTime: existing.LastModified}, nil
+		damaged, verr := blob.Verify(ctx, s, digest)
+		if verr != nil {
+			return blob.Info{}, verr
+		}
+		if damaged == nil {
+			return blob.Info{Digest: digest, Size: size, ModTime: existing.LastModified}, nil
+		}
 	}
 	if err != nil {
 		if err := s.mapError("put", digest, err); !errors.Is(err, blob.ErrNotFound) {

@@ -68,8 +68,8 @@ func TestServerVerifiesUpload(t *testing.T) {
 		t.Fatal("server accepted a body that does not match its x-amz-content-sha256")
 	}
 	mapped := s.mapError("put", blob.FormatDigest(good), err)
-	if !errors.Is(mapped, blob.ErrIntegrity) || skilld.ErrorCode(mapped) != skilld.EINTERNAL {
-		t.Fatalf("mapped to %v (code %s), want EINTERNAL wrapping ErrIntegrity", mapped, skilld.ErrorCode(mapped))
+	if !errors.Is(mapped, blob.ErrIntegrity) || skilld.ErrorCode(mapped) != skilld.EINTEGRITY {
+		t.Fatalf("mapped to %v (code %s), want EINTEGRITY wrapping ErrIntegrity", mapped, skilld.ErrorCode(mapped))
 	}
 	var er minio.ErrorResponse
 	if errors.As(mapped, &er) {

@@ -41,8 +41,8 @@ func TestVerifier(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := verify(ctx, c.content, hexOf(content), c.size)
-		if !errors.Is(err, blob.ErrIntegrity) || skilld.ErrorCode(err) != skilld.EINTERNAL || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want EINTERNAL integrity error containing %q", c.name, err, c.want)
+		if !errors.Is(err, blob.ErrIntegrity) || skilld.ErrorCode(err) != skilld.EINTEGRITY || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want EINTEGRITY integrity error containing %q", c.name, err, c.want)
 		}
 	}
 	cctx, cancel := context.WithCancel(ctx)

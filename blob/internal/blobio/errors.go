@@ -16,7 +16,7 @@ func NotFound(digest string, cause error) error {
 // Integrity reports stored content that does not match its digest; what
 // says how (for example "read 10 bytes, stored size is 12").
 func Integrity(digest, what string) error {
-	return newError(skilld.EINTERNAL, blob.ErrIntegrity, nil, "blob %s is corrupt: %s", digest, what)
+	return newError(skilld.EINTEGRITY, blob.ErrIntegrity, nil, "blob %s is corrupt: %s", digest, what)
 }
 
 // newError builds the *skilld.Error for a sentinel, in the style of pack:
