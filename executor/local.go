@@ -329,6 +329,10 @@ func (l *Local) finish(ctx context.Context, taskID string, status skilld.TaskSta
 	now := time.Now().UTC()
 	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: status, Error: &msg, FinishedAt: &now}); err != nil {
 		l.cfg.Logger.Error("recording the end of a task", "task", taskID, "err", err)
+		return
+	}
+	if err := l.cfg.Service.ReleaseTask(ctx, taskID); err != nil {
+		l.cfg.Logger.Error("releasing the packages of a task", "task", taskID, "err", err)
 	}
 }
 

@@ -73,7 +73,15 @@ func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*s
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.db.TaskCreate(ctx, &store.TaskCreateParams{WorkspaceID: a.WorkspaceID, AgentID: ag.ID, Input: p.Input, Config: config, CreatedBy: a.Name})
+	// The snapshot's packages are pinned until the task ends: deleting a
+	// skill meanwhile must not take them from under it.
+	var pins []string
+	for _, sk := range snap.Skills {
+		if sk.Withheld == "" {
+			pins = append(pins, sk.Digest)
+		}
+	}
+	t, err := s.db.TaskCreate(ctx, &store.TaskCreateParams{WorkspaceID: a.WorkspaceID, AgentID: ag.ID, Input: p.Input, Config: config, CreatedBy: a.Name, Packages: pins})
 	if err != nil {
 		return nil, err
 	}
@@ -207,4 +215,15 @@ func (s *Service) TaskLog(ctx context.Context, a Actor, p TaskEventsParams) (*sk
 	}
 	entries, err := s.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: p.ID, AfterSeq: p.After, Limit: p.Limit})
 	return t, entries, err
+}
+
+// ReleaseTask unpins the packages of a task that has ended, and deletes
+// those nothing else refers to any more (a skill deleted while the task
+// ran). Releasing twice is harmless.
+func (s *Service) ReleaseTask(ctx context.Context, taskID string) error {
+	digests, err := s.db.TaskPackagesRelease(ctx, &store.TaskPackagesReleaseParams{TaskID: taskID})
+	if err != nil {
+		return err
+	}
+	return s.packages.Release(ctx, digests)
 }

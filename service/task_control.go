@@ -78,6 +78,7 @@ func (s *Service) CancelTask(ctx context.Context, a Actor, p CancelTaskParams) (
 	t, err = s.db.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: t.Status, Status: skilld.TaskCancelled, Error: &msg, FinishedAt: &now})
 	if err == nil {
 		s.event(ctx, a, a.WorkspaceID, "task.cancelled", t.ID)
+		err = s.ReleaseTask(ctx, t.ID)
 	}
 	return t, err
 }

@@ -18,7 +18,7 @@ type PackageQueries interface {
 	// PackageFileList lists a package's files by path.
 	PackageFileList(ctx context.Context, p *PackageFileListParams) ([]skilld.PackageFile, error)
 	// PackageReferenced returns which of the package digests a skill
-	// version or a catalog item version refers to.
+	// version, a catalog item version or an unfinished task refers to.
 	PackageReferenced(ctx context.Context, p *PackageReferencedParams) (map[string]bool, error)
 	// PackageDelete removes a package and its file list (not the blobs).
 	// Deleting a missing package is not an error. EINVALID (a foreign key)

@@ -11,6 +11,9 @@ import (
 // TaskQueries persist tasks and their append-only logs.
 type TaskQueries interface {
 	TaskCreate(ctx context.Context, p *TaskCreateParams) (*skilld.Task, error)
+	// TaskPackagesRelease unpins a task's packages and returns their
+	// digests (none the second time).
+	TaskPackagesRelease(ctx context.Context, p *TaskPackagesReleaseParams) ([]string, error)
 	// TaskGet finds a task; with WorkspaceID set, only in that workspace.
 	// ENOTFOUND.
 	TaskGet(ctx context.Context, p *TaskGetParams) (*skilld.Task, error)
@@ -34,7 +37,13 @@ type TaskCreateParams struct {
 	Status      skilld.TaskStatus
 	Config      json.RawMessage
 	CreatedBy   string
+	// Packages are the package digests the task's snapshot names: pinned
+	// (no package delete takes them) until TaskPackagesRelease. A digest
+	// with no package is EINVALID.
+	Packages []string
 }
+
+type TaskPackagesReleaseParams struct{ TaskID string }
 
 type TaskGetParams struct{ WorkspaceID, ID string }
 

@@ -121,3 +121,35 @@ func testEvents(t *testing.T, open Opener) {
 		t.Errorf("events after the first: %+v", got)
 	}
 }
+
+// testTaskPackages: an unfinished task pins its snapshot's packages: they
+// count as referenced and cannot be deleted until the task releases them;
+// a task naming a missing package is refused whole.
+func testTaskPackages(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	digest := "sha256:" + fmt.Sprintf("%064d", 77)
+	must[*store.PackageCreateResult](t)(s.PackageCreate(ctx(t), &store.PackageCreateParams{Digest: digest, Manifest: []byte("m\n"), Size: 1,
+		Files: []skilld.PackageFile{{Path: "SKILL.md", Digest: "sha256:" + fmt.Sprintf("%064d", 78), Size: 1}}}))
+	task := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "x", Packages: []string{digest, digest}}))
+	used := must[map[string]bool](t)(s.PackageReferenced(ctx(t), &store.PackageReferencedParams{Digests: []string{digest}}))
+	if !used[digest] {
+		t.Error("a pinned package is not referenced")
+	}
+	wantCode(t, s.PackageDelete(ctx(t), &store.PackageDeleteParams{Digest: digest}), skilld.EINVALID)
+	released := must[[]string](t)(s.TaskPackagesRelease(ctx(t), &store.TaskPackagesReleaseParams{TaskID: task.ID}))
+	if len(released) != 1 || released[0] != digest {
+		t.Errorf("released %v", released)
+	}
+	if again := must[[]string](t)(s.TaskPackagesRelease(ctx(t), &store.TaskPackagesReleaseParams{TaskID: task.ID})); len(again) != 0 {
+		t.Errorf("released twice: %v", again)
+	}
+	if err := s.PackageDelete(ctx(t), &store.PackageDeleteParams{Digest: digest}); err != nil {
+		t.Errorf("deleting the released package: %v", err)
+	}
+	_, err := s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "orphan", Packages: []string{"sha256:" + fmt.Sprintf("%064d", 79)}})
+	wantCode(t, err, skilld.EINVALID)
+	if _, total, _ := s.TaskList(ctx(t), &store.TaskListParams{WorkspaceID: ws.ID}); total != 1 {
+		t.Errorf("a refused task left a row: %d tasks", total)
+	}
+}

@@ -84,7 +84,8 @@ func (q *Queries) BlobReferenced(ctx context.Context, p *store.BlobReferencedPar
 
 func (q *Queries) PackageReferenced(ctx context.Context, p *store.PackageReferencedParams) (map[string]bool, error) {
 	return q.present(ctx, `SELECT package_digest FROM skill_versions WHERE package_digest IN (%[1]s)
-		UNION SELECT package_digest FROM catalog_item_versions WHERE package_digest IN (%[1]s)`, p.Digests, "checking package references")
+		UNION SELECT package_digest FROM catalog_item_versions WHERE package_digest IN (%[1]s)
+		UNION SELECT package_digest FROM task_packages WHERE package_digest IN (%[1]s)`, p.Digests, "checking package references")
 }
 
 // present runs a query returning the subset of values it finds, in

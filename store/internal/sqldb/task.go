@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/skilld/skilld"
@@ -39,10 +40,43 @@ func (q *Queries) TaskCreate(ctx context.Context, p *store.TaskCreateParams) (*s
 		status = skilld.TaskQueued
 	}
 	t := now()
-	task, err := scanTask(q.c.ExecRow(ctx, `INSERT INTO tasks (id, workspace_id, agent_id, input, status, config, created_by, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+taskColumns,
-		newID(), p.WorkspaceID, nullString(p.AgentID), p.Input, status, jsonText(p.Config), p.CreatedBy, t, t))
-	return task, internal(err, "creating task")
+	var task *skilld.Task
+	err := q.tx(ctx, func(q *Queries) error {
+		var err error
+		task, err = scanTask(q.c.ExecRow(ctx, `INSERT INTO tasks (id, workspace_id, agent_id, input, status, config, created_by, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING `+taskColumns,
+			newID(), p.WorkspaceID, nullString(p.AgentID), p.Input, status, jsonText(p.Config), p.CreatedBy, t, t))
+		if err != nil {
+			return internal(err, "creating task")
+		}
+		for _, d := range slices.Compact(slices.Sorted(slices.Values(p.Packages))) {
+			_, err := q.c.Exec(ctx, `INSERT INTO task_packages (task_id, package_digest) VALUES (?, ?)`, task.ID, d)
+			if constraint(err, "foreign_key") != nil {
+				return &skilld.Error{Code: skilld.EINVALID, Message: "package " + d + " no longer exists", Err: err}
+			}
+			if err != nil {
+				return internal(err, "pinning package %s for task %s", d, task.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return task, nil
+}
+
+func (q *Queries) TaskPackagesRelease(ctx context.Context, p *store.TaskPackagesReleaseParams) ([]string, error) {
+	var out []string
+	err := q.tx(ctx, func(q *Queries) error {
+		rows, err := q.c.Query(ctx, `SELECT package_digest FROM task_packages WHERE task_id = ?`, p.TaskID)
+		if out, err = collect(rows, err, scanValue[string]); err != nil {
+			return err
+		}
+		_, err = q.c.Exec(ctx, `DELETE FROM task_packages WHERE task_id = ?`, p.TaskID)
+		return err
+	})
+	return out, internal(err, "releasing the packages of task %s", p.TaskID)
 }
 
 func (q *Queries) TaskGet(ctx context.Context, p *store.TaskGetParams) (*skilld.Task, error) {
