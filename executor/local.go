@@ -402,7 +402,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions) (
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
-		Tokenizer: counter, Outputs: agent.BlobOutputs{Blobs: l.cfg.Blobs}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
+		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
 	})
 	return a, sb, err
 }
@@ -419,6 +419,35 @@ func (g taskLog) Append(ctx context.Context, kind string, payload json.RawMessag
 		return 0, time.Time{}, err
 	}
 	return e.Seq, e.CreatedAt, nil
+}
+
+// taskOutputs keeps a task's large tool outputs in the blob store and
+// records each as the task's, so that read_tool_output of one task opens
+// only its own outputs (a digest alone opens nothing), and so that the
+// blobs count as referenced while the task exists.
+type taskOutputs struct {
+	blobs  blob.Store
+	db     store.Store
+	taskID string
+}
+
+func (o taskOutputs) Put(ctx context.Context, text string) (string, error) {
+	id, err := agent.BlobOutputs{Blobs: o.blobs}.Put(ctx, text)
+	if err != nil {
+		return "", err
+	}
+	return id, o.db.TaskOutputAdd(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id})
+}
+
+func (o taskOutputs) Get(ctx context.Context, id string) (string, error) {
+	ok, err := o.db.TaskOutputExists(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id})
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", skilld.Errorf(skilld.ENOTFOUND, "no stored output %q in this task", id)
+	}
+	return agent.BlobOutputs{Blobs: o.blobs}.Get(ctx, id)
 }
 
 // approver pauses a task until someone decides through the API.

@@ -84,3 +84,39 @@ func TestNoSandboxNoTask(t *testing.T) {
 		t.Errorf("tasks recorded: %+v %v", tasks, err)
 	}
 }
+
+// read_tool_output reads the task's own outputs only: another task's
+// output id, or any blob's digest, opens nothing.
+func TestOutputsAreTheTasks(t *testing.T) {
+	f := newFixture(t, sqlite)
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "out", Config: skilld.AgentConfig{Model: "test:m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firstID, read string
+	f.model.steps = append(f.model.steps,
+		call(agent.ToolShell, map[string]string{"command": "yes | head -c 20000"}),
+		func(_ context.Context, req *model.Request) (*model.Response, error) {
+			c := req.Messages[len(req.Messages)-1].Content
+			_, rest, _ := strings.Cut(c, `read_tool_output with id "`)
+			firstID, _, _ = strings.Cut(rest, `"`)
+			return answer("done")(nil, req)
+		},
+		func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			return call(agent.ToolReadToolOutput, map[string]string{"id": firstID})(ctx, nil)
+		},
+		func(_ context.Context, req *model.Request) (*model.Response, error) {
+			read = req.Messages[len(req.Messages)-1].Content
+			return answer("done")(nil, req)
+		})
+	for range 2 {
+		task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wait(t, task.ID, skilld.TaskCompleted)
+	}
+	if firstID == "" || !strings.Contains(read, "Error: no stored output") {
+		t.Errorf("the second task read the first task's output %q: %.100s", firstID, read)
+	}
+}

@@ -24,8 +24,8 @@ type PackageQueries interface {
 	// Deleting a missing package is not an error. EINVALID (a foreign key)
 	// when a version still refers to it.
 	PackageDelete(ctx context.Context, p *PackageDeleteParams) error
-	// BlobReferenced returns which of the file digests any stored package
-	// refers to.
+	// BlobReferenced returns which of the blob digests a stored package
+	// (as a file) or a task (as an output) refers to.
 	BlobReferenced(ctx context.Context, p *BlobReferencedParams) (map[string]bool, error)
 	// BlobGuard coordinates deleting blobs with storing packages that use
 	// them. Inside a transaction, Exclusive false (taken by PackageCreate)

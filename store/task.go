@@ -14,6 +14,11 @@ type TaskQueries interface {
 	// TaskPackagesRelease unpins a task's packages and returns their
 	// digests (none the second time).
 	TaskPackagesRelease(ctx context.Context, p *TaskPackagesReleaseParams) ([]string, error)
+	// TaskOutputAdd records that a task stored a large output as the blob
+	// digest (again: no-op). ENOTFOUND when the task is missing.
+	TaskOutputAdd(ctx context.Context, p *TaskOutputParams) error
+	// TaskOutputExists reports whether the task stored that output.
+	TaskOutputExists(ctx context.Context, p *TaskOutputParams) (bool, error)
 	// TaskGet finds a task; with WorkspaceID set, only in that workspace.
 	// ENOTFOUND.
 	TaskGet(ctx context.Context, p *TaskGetParams) (*skilld.Task, error)
@@ -44,6 +49,8 @@ type TaskCreateParams struct {
 }
 
 type TaskPackagesReleaseParams struct{ TaskID string }
+
+type TaskOutputParams struct{ TaskID, Digest string }
 
 type TaskGetParams struct{ WorkspaceID, ID string }
 

@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, open) })
 	t.Run("ConcurrentTaskLog", func(t *testing.T) { testConcurrentTaskLog(t, open) })
 	t.Run("TaskPackages", func(t *testing.T) { testTaskPackages(t, open) })
+	t.Run("TaskOutputs", func(t *testing.T) { testTaskOutputs(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
 	t.Run("WorkspaceIsolation", func(t *testing.T) { testWorkspaceIsolation(t, open) })

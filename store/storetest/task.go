@@ -153,3 +153,28 @@ func testTaskPackages(t *testing.T, open Opener) {
 		t.Errorf("a refused task left a row: %d tasks", total)
 	}
 }
+
+// testTaskOutputs: a task's outputs are its own, and they count as blob
+// references.
+func testTaskOutputs(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	a := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "a"}))
+	b := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "b"}))
+	out := "sha256:" + fmt.Sprintf("%064d", 91)
+	for range 2 {
+		if err := s.TaskOutputAdd(ctx(t), &store.TaskOutputParams{TaskID: a.ID, Digest: out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok := must[bool](t)(s.TaskOutputExists(ctx(t), &store.TaskOutputParams{TaskID: a.ID, Digest: out})); !ok {
+		t.Error("task a does not have its output")
+	}
+	if ok := must[bool](t)(s.TaskOutputExists(ctx(t), &store.TaskOutputParams{TaskID: b.ID, Digest: out})); ok {
+		t.Error("task b has task a's output")
+	}
+	if used := must[map[string]bool](t)(s.BlobReferenced(ctx(t), &store.BlobReferencedParams{Digests: []string{out}})); !used[out] {
+		t.Error("an output is not a blob reference")
+	}
+	wantCode(t, s.TaskOutputAdd(ctx(t), &store.TaskOutputParams{TaskID: "missing", Digest: out}), skilld.ENOTFOUND)
+}

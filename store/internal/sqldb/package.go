@@ -79,7 +79,8 @@ func (q *Queries) PackageFileList(ctx context.Context, p *store.PackageFileListP
 }
 
 func (q *Queries) BlobReferenced(ctx context.Context, p *store.BlobReferencedParams) (map[string]bool, error) {
-	return q.present(ctx, `SELECT DISTINCT file_digest FROM package_files WHERE file_digest IN (%s)`, p.Digests, "checking blob references")
+	return q.present(ctx, `SELECT file_digest FROM package_files WHERE file_digest IN (%[1]s)
+		UNION SELECT digest FROM task_outputs WHERE digest IN (%[1]s)`, p.Digests, "checking blob references")
 }
 
 func (q *Queries) PackageReferenced(ctx context.Context, p *store.PackageReferencedParams) (map[string]bool, error) {

@@ -186,3 +186,17 @@ func (q *Queries) TaskLogList(ctx context.Context, p *store.TaskLogListParams) (
 	es, err := collect(rows, err, scanTaskLog)
 	return es, internal(err, "reading the log of task %q", p.TaskID)
 }
+
+func (q *Queries) TaskOutputAdd(ctx context.Context, p *store.TaskOutputParams) error {
+	_, err := q.c.Exec(ctx, `INSERT INTO task_outputs (task_id, digest) VALUES (?, ?) ON CONFLICT DO NOTHING`, p.TaskID, p.Digest)
+	if constraint(err, "foreign_key") != nil {
+		return &skilld.Error{Code: skilld.ENOTFOUND, Message: "task " + p.TaskID + " not found", Err: err}
+	}
+	return internal(err, "recording an output of task %s", p.TaskID)
+}
+
+func (q *Queries) TaskOutputExists(ctx context.Context, p *store.TaskOutputParams) (bool, error) {
+	var n int
+	err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM task_outputs WHERE task_id = ? AND digest = ?`, p.TaskID, p.Digest).Scan(&n)
+	return n > 0, internal(err, "looking up an output of task %s", p.TaskID)
+}
