@@ -7,6 +7,13 @@ import (
 	"iter"
 )
 
+// TempCleaner is implemented by stores that keep local temp files of
+// uploads in progress: RemoveStaleTemp removes those that crashed uploads
+// left (older than an hour) and says how many it removed.
+type TempCleaner interface {
+	RemoveStaleTemp(ctx context.Context) (int, error)
+}
+
 // Checked is one blob as Check found it: Damaged is set (wrapping
 // ErrIntegrity) when its stored bytes do not match its digest.
 type Checked struct {

@@ -96,6 +96,7 @@ func Routes() []Route {
 
 		r(post, "/v1/workspaces", "workspaces.create", created, json, RoleInstance),
 		r(get, "/v1/workspaces", "workspaces.list", ok, none, RoleViewer),
+		r(post, "/v1/admin/fsck", "admin.fsck", ok, json, RoleInstance),
 
 		r(post, ws+"/tokens", "tokens.create", created, json, RoleAdmin),
 		r(get, ws+"/tokens", "tokens.list", ok, none, RoleAdmin),

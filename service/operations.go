@@ -56,6 +56,7 @@ func Operations() []Operation {
 	return []Operation{
 		op("workspaces.create", "", "Create a workspace (instance admins)", (*Service).CreateWorkspace),
 		op("workspaces.list", "", "List workspaces", (*Service).ListWorkspaces),
+		op("admin.fsck", "", "Check every stored blob and package; with repair, remove unreferenced blobs (instance admins)", (*Service).Fsck),
 		op("tokens.create", "", "Create an API token; its secret is shown once (admins)", (*Service).CreateToken),
 		op("tokens.list", "", "List the workspace's tokens (admins)", (*Service).ListTokens),
 		opNoResult("tokens.revoke", "", "Revoke a token (admins)", (*Service).RevokeToken),

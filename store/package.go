@@ -15,6 +15,9 @@ type PackageQueries interface {
 	PackageCreate(ctx context.Context, p *PackageCreateParams) (*PackageCreateResult, error)
 	// PackageGet returns a package and its manifest. ENOTFOUND when missing.
 	PackageGet(ctx context.Context, p *PackageGetParams) (*skilld.PackageInfo, []byte, error)
+	// PackageList lists stored packages in digest order, Limit at a time,
+	// starting after the digest After ("" for the start).
+	PackageList(ctx context.Context, p *PackageListParams) ([]skilld.PackageInfo, error)
 	// PackageFileList lists a package's files by path.
 	PackageFileList(ctx context.Context, p *PackageFileListParams) ([]skilld.PackageFile, error)
 	// PackageReferenced returns which of the package digests a skill
@@ -53,6 +56,11 @@ type PackageCreateResult struct {
 type PackageGetParams struct{ Digest string }
 
 type PackageFileListParams struct{ Digest string }
+
+type PackageListParams struct {
+	After string
+	Limit int
+}
 
 type PackageReferencedParams struct{ Digests []string }
 

@@ -1,6 +1,7 @@
 package fsblob
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -16,11 +17,23 @@ import (
 // hour, so an older one was left by a crash.
 const StaleTempAge = time.Hour
 
+// RemoveStaleTemp deletes temp files older than StaleTempAge, which
+// crashed uploads left, and says how many (blob.TempCleaner).
+func (s *Store) RemoveStaleTemp(context.Context) (int, error) {
+	return s.removeStale()
+}
+
 // removeStaleTemp deletes temp files older than StaleTempAge.
 func (s *Store) removeStaleTemp() error {
+	_, err := s.removeStale()
+	return err
+}
+
+func (s *Store) removeStale() (int, error) {
+	n := 0
 	entries, err := os.ReadDir(s.tmpDir)
 	if err != nil {
-		return skilld.Errorf(skilld.EUNAVAILABLE, "blob store %s: reading %s: %w", s.root, s.tmpDir, err)
+		return 0, skilld.Errorf(skilld.EUNAVAILABLE, "blob store %s: reading %s: %w", s.root, s.tmpDir, err)
 	}
 	cutoff := time.Now().Add(-StaleTempAge)
 	for _, e := range entries {
@@ -31,8 +44,9 @@ func (s *Store) removeStaleTemp() error {
 		name := filepath.Join(s.tmpDir, e.Name())
 		// Another process opening the same root may remove it first.
 		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return skilld.Errorf(skilld.EUNAVAILABLE, "blob store %s: removing stale temp file: %w", s.root, err)
+			return n, skilld.Errorf(skilld.EUNAVAILABLE, "blob store %s: removing stale temp file: %w", s.root, err)
 		}
+		n++
 	}
-	return nil
+	return n, nil
 }

@@ -1,6 +1,7 @@
 package s3blob
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +15,20 @@ const tempPattern = "skilld-s3put-*"
 // process that crashed mid-Put, not to an upload still running.
 const staleTempAge = time.Hour
 
+// RemoveStaleTemp deletes Put copies that crashed processes left in the
+// temp directory, and says how many (blob.TempCleaner).
+func (s *Store) RemoveStaleTemp(context.Context) (int, error) {
+	return removeStaleTemp(s.cfg.TempDir), nil
+}
+
 // removeStaleTemp deletes Put copies left in dir by crashed processes. It
 // only touches files named by tempPattern, because dir is often the shared
 // system temp directory; failures are ignored, as the files are only waste.
-func removeStaleTemp(dir string) {
+func removeStaleTemp(dir string) int {
+	n := 0
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return 0
 	}
 	prefix := strings.TrimSuffix(tempPattern, "*")
 	cutoff := time.Now().Add(-staleTempAge)
@@ -28,8 +36,9 @@ func removeStaleTemp(dir string) {
 		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-			os.Remove(filepath.Join(dir, e.Name()))
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
 		}
 	}
+	return n
 }

@@ -41,6 +41,7 @@ func commands() []command {
 		{"serve", "run the skilld server", runServe},
 		{"run", "run one agent task in this process, with skills from disk or a stored agent", runRun},
 		{"migrate", "apply database migrations", runMigrate},
+		{"fsck", "check stored blobs and packages, and remove unreferenced blobs (--repair)", runFsck},
 		{"validate", "check skills against the Agent Skills specification", runValidate},
 		{"pack", "print the content digest and manifest of a skill package", runPack},
 		{"version", "print the skilld version", runVersion},

@@ -83,3 +83,19 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("migrate again: exit %d\n%s", code, out)
 	}
 }
+
+func TestFsckCommand(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	code, out, errOut := runCLI(t, "fsck", "--data", data)
+	if code != exitOK || !strings.Contains(out, "checked 0 blobs") || !strings.Contains(out, "0 damaged, 0 missing") {
+		t.Errorf("empty store: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "fsck", "--data", data, "--repair", "--json")
+	if code != exitOK || !strings.Contains(out, `"removed": []`) {
+		t.Errorf("repair on an empty store: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "fsck", "--data", data, "--grace", "soon"); code != exitUsage {
+		t.Errorf("a bad grace: exit %d %s", code, errOut)
+	}
+}

@@ -37,6 +37,20 @@ func testPackages(t *testing.T, open Opener) {
 	_, _, err = s.PackageGet(ctx(t), &store.PackageGetParams{Digest: "sha256:nope"})
 	wantCode(t, err, skilld.ENOTFOUND)
 
+	// PackageList pages through every package in digest order.
+	second := &store.PackageCreateParams{Digest: "sha256:" + fmt.Sprintf("%064d", 8), Manifest: manifest, Size: 1, Files: files[:1]}
+	must[*store.PackageCreateResult](t)(s.PackageCreate(ctx(t), second))
+	page := must[[]skilld.PackageInfo](t)(s.PackageList(ctx(t), &store.PackageListParams{Limit: 1}))
+	if len(page) != 1 || page[0].Digest != second.Digest {
+		t.Errorf("first page %+v", page)
+	}
+	page = must[[]skilld.PackageInfo](t)(s.PackageList(ctx(t), &store.PackageListParams{After: page[0].Digest, Limit: 10}))
+	if len(page) != 1 || page[0].Digest != p.Digest || page[0].FileCount != len(files) {
+		t.Errorf("second page %+v", page)
+	}
+	if err := s.PackageDelete(ctx(t), &store.PackageDeleteParams{Digest: second.Digest}); err != nil {
+		t.Fatal(err)
+	}
 	got := must[[]skilld.PackageFile](t)(s.PackageFileList(ctx(t), &store.PackageFileListParams{Digest: p.Digest}))
 	if len(got) != len(files) {
 		t.Fatalf("%d files, want %d", len(got), len(files))

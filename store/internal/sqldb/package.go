@@ -66,6 +66,21 @@ func (q *Queries) PackageGet(ctx context.Context, p *store.PackageGetParams) (*s
 	return &info, manifest, nil
 }
 
+func (q *Queries) PackageList(ctx context.Context, p *store.PackageListParams) ([]skilld.PackageInfo, error) {
+	limit := p.Limit
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	rows, err := q.c.Query(ctx, `SELECT digest, total_size, file_count, created_at FROM packages WHERE digest > ? ORDER BY digest LIMIT ?`, p.After, limit)
+	out, err := collect(rows, err, func(r Row) (skilld.PackageInfo, error) {
+		var info skilld.PackageInfo
+		err := r.Scan(&info.Digest, &info.Size, &info.FileCount, &info.CreatedAt)
+		info.CreatedAt = utc(info.CreatedAt)
+		return info, err
+	})
+	return out, internal(err, "listing packages")
+}
+
 func (q *Queries) PackageFileList(ctx context.Context, p *store.PackageFileListParams) ([]skilld.PackageFile, error) {
 	rows, err := q.c.Query(ctx, `SELECT path, file_digest, size, mode FROM package_files WHERE package_digest = ? ORDER BY path`, p.Digest)
 	files, err := collect(rows, err, func(r Row) (skilld.PackageFile, error) {
