@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"github.com/skilld/skilld"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -148,6 +150,9 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, what string) 
 func bodyError(err error, limit int64, what string) error {
 	if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 		return tooLarge(limit, what)
+	}
+	if stalled := (errBodyStalled{}); errors.As(err, &stalled) {
+		return &requestError{status: http.StatusRequestTimeout, err: skilld.Errorf(skilld.EINVALID, "%s; send the whole body without pausing", stalled.Error())}
 	}
 	return badRequest("", "reading the request body: %v", err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/skilld/skilld"
 	"net/http"
 	"strconv"
 	"time"
@@ -19,6 +20,8 @@ const (
 	eventPoll = 500 * time.Millisecond
 	// eventKeepalive keeps proxies from closing an idle stream.
 	eventKeepalive = 15 * time.Second
+	// eventRecheck is how often a stream checks its token again.
+	eventRecheck = 2 * time.Second
 )
 
 // Watcher signals new log entries of tasks run in this process; without
@@ -31,7 +34,7 @@ type Watcher interface {
 // Server-Sent Events stream that starts after Last-Event-ID (or ?after),
 // follows the task live, and ends when the task has finished and every
 // entry was sent.
-func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Actor, p *service.TaskEventsParams) {
+func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Actor, rt Route, p *service.TaskEventsParams) {
 	if p.Format != "" && p.Format != "json" && p.Format != "sse" {
 		s.writeError(w, r, badRequest("format", "format must be json or sse, not %q", p.Format))
 		return
@@ -87,6 +90,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 
 	keepalive := time.NewTicker(eventKeepalive)
 	defer keepalive.Stop()
+	checked := time.Now()
 	for {
 		for _, e := range entries {
 			ev, err := agent.EventOf(e.TaskID, e.Seq, e.CreatedAt, e.Kind, e.Payload)
@@ -106,6 +110,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 		}
 		if !full && !wait(ctx, signal, keepalive.C, w, rc) {
 			return
+		}
+		// The token is checked again every few seconds: a stream ends
+		// soon after its token is revoked or expires.
+		if time.Since(checked) >= eventRecheck {
+			if actor, err = s.actor(r, rt); err != nil {
+				data, _ := json.Marshal(map[string]string{"code": skilld.ErrorCode(err), "message": skilld.ErrorMessage(err)})
+				fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
+				rc.Flush()
+				return
+			}
+			checked = time.Now()
 		}
 		if task, entries, err = s.Service.TaskLog(ctx, actor, *p); err != nil {
 			return

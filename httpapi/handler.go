@@ -1,25 +1,60 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
+	"time"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/service"
 )
 
+// operationTimeout bounds an operation that no longer depends on its
+// client (see operation).
+const operationTimeout = 10 * time.Minute
+
+// allowed refuses an actor below the route's role, with the service's own
+// message, before anything of the request is read.
+func allowed(a service.Actor, rt Route) error {
+	switch rt.Role {
+	case RoleMember:
+		return a.Can(skilld.RoleMember)
+	case RoleAdmin:
+		return a.Can(skilld.RoleAdmin)
+	case RoleInstance:
+		return a.RequireInstanceAdmin()
+	}
+	return nil
+}
+
 // operation is the one handler behind every operation route: authenticate,
-// resolve the workspace, decode the params, call the service, write the
-// result. Authentication comes before the body is read, so an anonymous
-// caller cannot make the server read 64 MiB.
+// resolve the workspace, check the route's role, reserve room for the body,
+// decode the params, call the service, write the result. Everything that
+// can refuse a request comes before its body is read, so no caller without
+// the rights can make the server read (or hold) 64 MiB, and the bodies in
+// memory at once stay within MaxBodyBytesInFlight.
 func (s *Server) operation(rt Route, op service.Operation) http.Handler {
 	dec := newDecoder(rt, op.Params)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, err := s.actor(r, rt)
+		if err == nil {
+			err = allowed(actor, rt)
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return
+		}
+		if rt.Body != BodyNone {
+			release, err := s.reserve(r, rt)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			defer release()
+			r.Body = &stallGuard{ReadCloser: r.Body, rc: http.NewResponseController(w), header: w.Header(), idle: s.bodyIdle()}
 		}
 		params, err := dec.decode(w, r)
 		if err != nil {
@@ -27,10 +62,19 @@ func (s *Server) operation(rt Route, op service.Operation) http.Handler {
 			return
 		}
 		if rt.Reply == ReplyEvents {
-			s.events(w, r, actor, params.(*service.TaskEventsParams))
+			s.events(w, r, actor, rt, params.(*service.TaskEventsParams))
 			return
 		}
-		res, err := op.Call(r.Context(), s.Service, actor, params)
+		ctx := r.Context()
+		if rt.Method != http.MethodGet {
+			// A change whose request arrived whole is carried out even if
+			// the client closes its side meanwhile (a half-close after an
+			// upload): stopping halfway would help no one.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), operationTimeout)
+			defer cancel()
+		}
+		res, err := op.Call(ctx, s.Service, actor, params)
 		// A partial result that comes with an error (an import that
 		// stopped after some skills) is not shown: the error says what
 		// was created before it.

@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
@@ -32,6 +35,13 @@ type Server struct {
 	// Watcher, when set, tells event streams about new entries of tasks
 	// running in this process, so they need not wait for the next poll.
 	Watcher Watcher
+	// BodyIdleTimeout and MaxBodyBytesInFlight bound request bodies
+	// (defaults DefaultBodyIdleTimeout and DefaultMaxBodyBytesInFlight).
+	BodyIdleTimeout      time.Duration
+	MaxBodyBytesInFlight int64
+
+	inFlightOnce sync.Once
+	inFlight     *semaphore.Weighted
 }
 
 // Handler returns the HTTP handler of the whole API: the route table on a

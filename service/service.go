@@ -79,6 +79,14 @@ func (a Actor) can(need skilld.Role) error {
 	return nil
 }
 
+// Can reports whether the actor holds role need in its workspace (what
+// every operation checks first); surfaces use it to refuse a request
+// before reading its body.
+func (a Actor) Can(need skilld.Role) error { return a.can(need) }
+
+// RequireInstanceAdmin is the check of instance-wide operations.
+func (a Actor) RequireInstanceAdmin() error { return a.requireInstanceAdmin() }
+
 // requireInstanceAdmin checks instance-wide rights (workspaces, catalog).
 func (a Actor) requireInstanceAdmin() error {
 	if !a.InstanceAdmin {
