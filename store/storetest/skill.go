@@ -108,3 +108,48 @@ func testSlugExhaustion(t *testing.T, open Opener) {
 		t.Errorf("message should name the last slug tried: %v", err)
 	}
 }
+
+// testLookalikeNames: a workspace holds skill names unique by their UTS #39
+// skeleton, and the refusal names the skill in the way.
+func testLookalikeNames(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	other := newWorkspace(t, s, "other")
+	orig := newSkill(t, s, ws.ID, "pdf-tools")
+	for _, name := range []string{"pdf-t\u043e\u043els", "pdf-t\u03bf\u03bfls", "pdf-too1s"} {
+		_, err := s.SkillCreate(ctx(t), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: name, Description: "x", SourceType: skilld.SourceContent})
+		wantCode(t, err, skilld.ECONFLICT)
+		if !strings.Contains(err.Error(), `"pdf-tools"`) || !strings.Contains(err.Error(), "confusable") {
+			t.Errorf("creating %q: %v; want the message to name pdf-tools as confusable", name, err)
+		}
+	}
+	_, err := s.SkillCreate(ctx(t), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: "pdf-tools", Description: "x", SourceType: skilld.SourceContent})
+	if wantCode(t, err, skilld.ECONFLICT); !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("exact duplicate: %v", err)
+	}
+	// Other workspaces are not affected, names that only share letters
+	// are fine, and Unicode names stay valid.
+	newSkill(t, s, other.ID, "pdf-t\u043e\u043els")
+	for _, name := range []string{"pdf-tool", "данные", "数据处理", "daнные"} {
+		newSkill(t, s, ws.ID, name)
+	}
+	_, err = s.SkillCreate(ctx(t), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: "данныe", Description: "x", SourceType: skilld.SourceContent})
+	wantCode(t, err, skilld.ECONFLICT)
+
+	// Renames are held to the same rule, except a skill may take a
+	// lookalike of its own name.
+	tool := must[*skilld.Skill](t)(s.SkillGet(ctx(t), &store.SkillGetParams{WorkspaceID: ws.ID, Name: "pdf-tool"}))
+	_, err = s.SkillUpdate(ctx(t), &store.SkillUpdateParams{WorkspaceID: ws.ID, ID: tool.ID, Name: ptr("pdf-t\u03bf\u03bfls")})
+	if wantCode(t, err, skilld.ECONFLICT); !strings.Contains(err.Error(), `"pdf-tools"`) {
+		t.Errorf("rename onto a lookalike: %v", err)
+	}
+	up := must[*skilld.Skill](t)(s.SkillUpdate(ctx(t), &store.SkillUpdateParams{WorkspaceID: ws.ID, ID: orig.ID, Name: ptr("pdf-t\u03bf\u03bfls")}))
+	if up.Name != "pdf-t\u03bf\u03bfls" {
+		t.Errorf("self rename: %+v", up)
+	}
+	// Deleting a skill frees its skeleton.
+	if err := s.SkillDelete(ctx(t), &store.SkillDeleteParams{WorkspaceID: ws.ID, ID: orig.ID}); err != nil {
+		t.Fatal(err)
+	}
+	newSkill(t, s, ws.ID, "pdf-tools")
+}

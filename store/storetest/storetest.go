@@ -28,6 +28,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Workspaces", func(t *testing.T) { testWorkspaces(t, open) })
 	t.Run("MembersAndTokens", func(t *testing.T) { testMembersAndTokens(t, open) })
 	t.Run("Skills", func(t *testing.T) { testSkills(t, open) })
+	t.Run("LookalikeNames", func(t *testing.T) { testLookalikeNames(t, open) })
 	t.Run("Slugs", func(t *testing.T) { testSlugs(t, open) })
 	t.Run("SlugExhaustion", func(t *testing.T) { testSlugExhaustion(t, open) })
 	t.Run("SkillVersions", func(t *testing.T) { testSkillVersions(t, open) })

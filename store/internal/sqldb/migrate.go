@@ -81,6 +81,11 @@ func (s *Store) Migrate(ctx context.Context) ([]int, error) {
 			if _, err := q.c.Exec(ctx, m.sql); err != nil {
 				return err
 			}
+			if step := afterMigration(m.version); step != nil {
+				if err := step(ctx, q); err != nil {
+					return err
+				}
+			}
 			_, err := q.c.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 				m.version, m.name, now().Format("2006-01-02T15:04:05.000000Z"))
 			return err
@@ -110,4 +115,39 @@ func (s *Store) MigrationStatus(ctx context.Context) ([]store.Migration, error) 
 		out[i] = store.Migration{Version: m.version, Name: m.name, Applied: slices.Contains(versions, m.version)}
 	}
 	return out, nil
+}
+
+// afterMigration is the Go step that completes a migration whose data SQL
+// cannot compute, run in the migration's transaction.
+func afterMigration(version int) func(context.Context, *Queries) error {
+	switch version {
+	case 5:
+		return backfillSkeletons
+	}
+	return nil
+}
+
+// backfillSkeletons gives existing skills their name skeleton, oldest
+// first; a skill confusable with an older one of its workspace keeps NULL
+// rather than failing the migration, and only new names are held to the
+// rule.
+func backfillSkeletons(ctx context.Context, q *Queries) error {
+	rows, err := q.c.Query(ctx, `SELECT id, workspace_id, name FROM skills ORDER BY created_at, id`)
+	type skill struct{ id, ws, name string }
+	skills, err := collect(rows, err, func(r Row) (skill, error) {
+		var s skill
+		return s, r.Scan(&s.id, &s.ws, &s.name)
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range skills {
+		sk := store.NameSkeleton(s.name)
+		if _, err := q.c.Exec(ctx, `UPDATE skills SET name_skeleton = ? WHERE id = ?
+			AND NOT EXISTS (SELECT 1 FROM skills o WHERE o.workspace_id = ? AND o.name_skeleton = ?)`,
+			sk, s.id, s.ws, sk); err != nil {
+			return fmt.Errorf("skeleton of skill %q: %w", s.id, err)
+		}
+	}
+	return nil
 }

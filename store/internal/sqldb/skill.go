@@ -66,6 +66,9 @@ func (q *Queries) SkillCreate(ctx context.Context, p *store.SkillCreateParams) (
 	base := store.Slugify(p.Name)
 	var out *skilld.Skill
 	err := q.tx(ctx, func(q *Queries) error {
+		if err := q.lookalike(ctx, p.WorkspaceID, "", p.Name); err != nil {
+			return err
+		}
 		// Slugs hold only [a-z0-9-], so the ones from base to "base." ('.'
 		// follows '-' in byte order) are exactly base and base-…: one
 		// index range, where LIKE 'base-%' would scan the workspace
@@ -86,11 +89,11 @@ func (q *Queries) SkillCreate(ctx context.Context, p *store.SkillCreateParams) (
 			if taken[slug] {
 				continue
 			}
-			s, err := scanSkill(q.c.ExecRow(ctx, `INSERT INTO skills (id, workspace_id, name, slug, description, search_text,
+			s, err := scanSkill(q.c.ExecRow(ctx, `INSERT INTO skills (id, workspace_id, name, name_skeleton, slug, description, search_text,
 				source_type, source_url, registry, trust, catalog_item_id, catalog_version, created_by, updated_by, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (workspace_id, slug) DO NOTHING RETURNING `+skillColumns(""),
-				newID(), p.WorkspaceID, p.Name, slug, p.Description, store.SearchText(p.Name, p.Description),
+				newID(), p.WorkspaceID, p.Name, store.NameSkeleton(p.Name), slug, p.Description, store.SearchText(p.Name, p.Description),
 				p.SourceType, p.SourceURL, p.Registry, p.Trust, nullString(p.CatalogItemID), p.CatalogVersion,
 				p.CreatedBy, p.CreatedBy, t, t))
 			switch {
@@ -98,7 +101,7 @@ func (q *Queries) SkillCreate(ctx context.Context, p *store.SkillCreateParams) (
 				taken[slug] = true // taken by a concurrent create since the query above
 				continue
 			case err != nil:
-				if err := conflict(err, "a skill named "+quote(p.Name)+" already exists in this workspace", "name"); err != nil {
+				if err := nameConflict(err, p.Name); err != nil {
 					return err
 				}
 				return internal(err, "creating skill %q", p.Name)
@@ -135,7 +138,10 @@ func (q *Queries) SkillUpdate(ctx context.Context, p *store.SkillUpdateParams) (
 		if err != nil {
 			return err
 		}
-		if p.Name != nil {
+		if p.Name != nil && *p.Name != cur.Name {
+			if err := q.lookalike(ctx, p.WorkspaceID, p.ID, *p.Name); err != nil {
+				return err
+			}
 			cur.Name = *p.Name
 		}
 		if p.Description != nil {
@@ -150,12 +156,15 @@ func (q *Queries) SkillUpdate(ctx context.Context, p *store.SkillUpdateParams) (
 		if p.Forked != nil {
 			cur.Forked = *p.Forked
 		}
+		// The skeleton changes only with the name: a skill grandfathered
+		// without one (see backfillSkeletons) keeps NULL until renamed.
 		_, err = q.c.Exec(ctx, `UPDATE skills SET name = ?, description = ?, search_text = ?, source_url = ?,
-			catalog_version = ?, forked = ?, updated_by = ?, updated_at = ?
+			catalog_version = ?, forked = ?, updated_by = ?, updated_at = ?,
+			name_skeleton = CASE WHEN name = ? THEN name_skeleton ELSE ? END
 			WHERE id = ? AND workspace_id = ?`,
 			cur.Name, cur.Description, store.SearchText(cur.Name, cur.Description), cur.SourceURL,
-			cur.CatalogVersion, cur.Forked, p.UpdatedBy, now(), p.ID, p.WorkspaceID)
-		if err := conflict(err, "a skill named "+quote(cur.Name)+" already exists in this workspace", "name"); err != nil {
+			cur.CatalogVersion, cur.Forked, p.UpdatedBy, now(), cur.Name, store.NameSkeleton(cur.Name), p.ID, p.WorkspaceID)
+		if err := nameConflict(err, cur.Name); err != nil {
 			return err
 		}
 		if err != nil {
@@ -179,4 +188,40 @@ func (q *Queries) SkillDelete(ctx context.Context, p *store.SkillDeleteParams) e
 		_, err = q.c.Exec(ctx, `UPDATE workspaces SET skill_count = skill_count - 1 WHERE id = ?`, p.WorkspaceID)
 		return internal(err, "deleting skill %q", p.ID)
 	})
+}
+
+// lookalike refuses a name confusable with another skill's in the
+// workspace (or equal to it), naming that skill; the index lets at most one
+// skill hold a skeleton. The unique index on name_skeleton is what
+// holds under concurrent writers; this read, in the same transaction, is
+// what lets the common case say which skill is in the way. self is the
+// skill being renamed, if any.
+func (q *Queries) lookalike(ctx context.Context, workspaceID, self, name string) error {
+	var existing string
+	err := q.c.QueryRow(ctx, `SELECT name FROM skills WHERE workspace_id = ? AND name_skeleton = ? AND id <> ?`,
+		workspaceID, store.NameSkeleton(name), self).Scan(&existing)
+	switch {
+	case isNoRows(err):
+		return nil
+	case err != nil:
+		return internal(err, "checking skill name %q", name)
+	case existing == name:
+		return &skilld.Error{Code: skilld.ECONFLICT, Message: "a skill named " + quote(name) + " already exists in this workspace"}
+	}
+	return confusableName(name, "the skill "+quote(existing), nil)
+}
+
+func confusableName(name, other string, err error) error {
+	return &skilld.Error{Code: skilld.ECONFLICT, Err: err, Message: "skill name " + quote(name) + " looks like " + other +
+		" in this workspace (their characters are confusable); choose a name that reads differently",
+		Details: []skilld.Detail{{Field: "name", Message: "confusable with " + other}}}
+}
+
+// nameConflict explains a unique violation on a skill's name, or returns
+// nil for any other error.
+func nameConflict(err error, name string) error {
+	if constraint(err, "unique", "skeleton") != nil {
+		return confusableName(name, "another skill", err)
+	}
+	return conflict(err, "a skill named "+quote(name)+" already exists in this workspace", "name")
 }
