@@ -65,7 +65,7 @@ type apiCmd struct {
 func newAPICmd(e *env, name, synopsis string) *apiCmd {
 	c := &apiCmd{e: e, fs: newFlags(e, name, synopsis)}
 	c.fs.StringVar(&c.server, "server", cmp.Or(os.Getenv("SKILLD_SERVER"), "http://127.0.0.1:8080"), "server URL (env SKILLD_SERVER)")
-	c.fs.StringVar(&c.token, "token", os.Getenv("SKILLD_TOKEN"), "API token (env SKILLD_TOKEN)")
+	secretVar(c.fs, &c.token, "token", "SKILLD_TOKEN", "API `token`")
 	c.fs.StringVar(&c.workspace, "workspace", cmp.Or(os.Getenv("SKILLD_WORKSPACE"), service.BootstrapWorkspace), "workspace name or ID (env SKILLD_WORKSPACE)")
 	c.fs.BoolVar(&c.json, "json", false, "print the server's JSON answer instead of a table")
 	return c

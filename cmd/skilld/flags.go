@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 )
 
 // newFlags returns a flag set that reports errors instead of exiting, with a
@@ -55,3 +56,23 @@ func usageErrorf(fs *flag.FlagSet, format string, args ...any) int {
 	fs.Usage()
 	return exitUsage
 }
+
+// secretVar defines a string flag that may carry a secret (an API token, a
+// database URL with a password), defaulting to the environment variable
+// env. Help shows only whether env is set, never its value: help text and
+// usage errors end up in terminals, logs and bug reports.
+func secretVar(fs *flag.FlagSet, p *string, name, env, usage string) {
+	*p = os.Getenv(env)
+	state := "unset"
+	if *p != "" {
+		state = "set"
+	}
+	fs.Var(secretValue{p}, name, fmt.Sprintf("%s (env %s, %s)", usage, env, state))
+}
+
+// secretValue is a flag.Value whose String is always empty, so the flag
+// package never prints it as a default.
+type secretValue struct{ p *string }
+
+func (v secretValue) String() string     { return "" }
+func (v secretValue) Set(s string) error { *v.p = s; return nil }

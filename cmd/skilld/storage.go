@@ -27,8 +27,8 @@ type storageFlags struct {
 func (f *storageFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.data, "data", cmp.Or(os.Getenv("SKILLD_DATA"), "skilld-data"),
 		"directory for the default SQLite database and blob store (env SKILLD_DATA)")
-	fs.StringVar(&f.db, "db", os.Getenv("SKILLD_DB"),
-		"metadata database URL: sqlite:///PATH or postgres://… (env SKILLD_DB; default sqlite in --data)")
+	secretVar(fs, &f.db, "db", "SKILLD_DB",
+		"metadata database `URL`: sqlite:///PATH or postgres://…; default sqlite in --data")
 	fs.StringVar(&f.work, "work-dir", os.Getenv("SKILLD_WORK_DIR"),
 		"task sandboxes go in <work-dir>/sandboxes/<task id>/workspace and serve's skill cache in\n"+
 			"<work-dir>/skill-cache; a fast local file system helps (env SKILLD_WORK_DIR; default <data>/work).\n"+
