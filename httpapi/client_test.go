@@ -35,11 +35,11 @@ func TestClientRoundTrip(t *testing.T) {
 			t.Fatalf("skills.create: %v %+v", err, sk)
 		}
 		if err := c.Call(ctx, "skills.edit_content", service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: sk.ID},
-			Files: map[string]string{"SKILL.md": skillMD("alpha", "Second.")}, ExpectedVersion: 1}, &sk); err != nil || sk.Version != 2 {
+			Files: map[string]string{"SKILL.md": skillMD("alpha", "Second.")}, ExpectedVersion: new(1)}, &sk); err != nil || sk.Version != 2 {
 			t.Fatalf("skills.edit_content: %v %+v", err, sk)
 		}
 		err := c.Call(ctx, "skills.edit_content", service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: sk.ID},
-			Files: files, ExpectedVersion: 1}, nil)
+			Files: files, ExpectedVersion: new(1)}, nil)
 		if skilld.ErrorCode(err) != skilld.ECONFLICT {
 			t.Errorf("stale expected_version: %v", err)
 		}

@@ -158,7 +158,8 @@ func bodyError(err error, limit int64, what string) error {
 }
 
 // decodeJSON decodes the body strictly: one JSON object, valid UTF-8
-// (encoding/json would silently replace invalid bytes), no unknown fields.
+// (encoding/json would silently replace invalid bytes), no lone surrogate
+// or NUL escapes, no unknown fields.
 // An empty body is an empty object, so operations without required body
 // fields can be called with none.
 func (d *decoder) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
@@ -180,7 +181,7 @@ func (d *decoder) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) er
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("", "request body must hold exactly one JSON object; found more after it")
 	}
-	return nil
+	return checkEscapes(body)
 }
 
 func invalidUTF8At(b []byte) int {

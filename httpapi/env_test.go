@@ -108,6 +108,17 @@ func (r response) errorMessage(t testing.TB) string {
 	return r.json(t)["error"].(map[string]any)["message"].(string)
 }
 
+// errorField is the field of the error's first detail, or "".
+func (r response) errorField(t testing.TB) string {
+	t.Helper()
+	ds, _ := r.json(t)["error"].(map[string]any)["details"].([]any)
+	if len(ds) == 0 {
+		return ""
+	}
+	f, _ := ds[0].(map[string]any)["field"].(string)
+	return f
+}
+
 // request sends a request; body is a []byte sent as is, or anything else
 // encoded as JSON; headers are name, value pairs.
 func (e *testEnv) request(method, path, token string, body any, headers ...string) response {

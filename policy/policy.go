@@ -7,6 +7,7 @@
 package policy
 
 import (
+	"fmt"
 	"path"
 	"slices"
 
@@ -107,13 +108,19 @@ func match(globs []string, name string) (string, bool) {
 }
 
 // Validate checks every glob of p and returns EINVALID naming the first
-// malformed one, so a typo is refused when the policy is saved instead of
-// silently matching nothing.
-func Validate(p skilld.ToolPolicy) error {
-	for field, globs := range map[string][]string{"denied": p.Denied, "allowed": p.Allowed, "require_approval": p.RequireApproval} {
-		for _, g := range globs {
+// malformed one by its field (field, such as "tools", is where p sits in
+// the request), so a typo is refused where the policy enters instead of
+// silently matching nothing and leaving the tool allowed.
+func Validate(field string, p skilld.ToolPolicy) error {
+	for _, list := range []struct {
+		name  string
+		globs []string
+	}{{"denied", p.Denied}, {"allowed", p.Allowed}, {"require_approval", p.RequireApproval}} {
+		for i, g := range list.globs {
 			if _, err := path.Match(g, ""); err != nil || g == "" {
-				return skilld.Errorf(skilld.EINVALID, "tool policy %s: %q is not a valid glob", field, g)
+				f := fmt.Sprintf("%s.%s[%d]", field, list.name, i)
+				msg := fmt.Sprintf("tool policy %s: %q is not a valid glob (use *, ? and [a-z] classes)", f, g)
+				return &skilld.Error{Code: skilld.EINVALID, Message: msg, Details: []skilld.Detail{{Field: f, Message: msg}}}
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/skilld/skilld"
@@ -35,12 +36,18 @@ func TestDecide(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	if err := policy.Validate(skilld.ToolPolicy{Denied: []string{"shell", "write_*", "read_[ab]"}}); err != nil {
+	if err := policy.Validate("tools", skilld.ToolPolicy{Denied: []string{"shell", "write_*", "read_[ab]"}}); err != nil {
 		t.Errorf("valid globs refused: %v", err)
 	}
-	for _, p := range []skilld.ToolPolicy{{Denied: []string{"[bad"}}, {Allowed: []string{""}}, {RequireApproval: []string{"a\\"}}} {
-		if skilld.ErrorCode(policy.Validate(p)) != skilld.EINVALID {
-			t.Errorf("%+v accepted", p)
+	for field, p := range map[string]skilld.ToolPolicy{
+		"tools.denied[1]":           {Denied: []string{"ok", "[bad"}},
+		"tools.allowed[0]":          {Allowed: []string{""}},
+		"tools.require_approval[0]": {RequireApproval: []string{"a\\"}},
+	} {
+		err := policy.Validate("tools", p)
+		var se *skilld.Error
+		if !errors.As(err, &se) || se.Code != skilld.EINVALID || len(se.Details) != 1 || se.Details[0].Field != field {
+			t.Errorf("%+v: %v; want EINVALID on %s", p, err, field)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/policy"
@@ -29,8 +28,9 @@ func (s *Service) CreateAgent(ctx context.Context, a Actor, p AgentParams) (*ski
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.Name) == "" {
-		return nil, invalidField("name", "agent name is required")
+	name, err := DisplayName("name", p.Name)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkAgentConfig(p.Config); err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func (s *Service) CreateAgent(ctx context.Context, a Actor, p AgentParams) (*ski
 	if err != nil {
 		return nil, err
 	}
-	ag, err := s.db.AgentCreate(ctx, &store.AgentCreateParams{WorkspaceID: a.WorkspaceID, Name: p.Name, Config: p.Config, Skills: skills, CreatedBy: a.Name})
+	ag, err := s.db.AgentCreate(ctx, &store.AgentCreateParams{WorkspaceID: a.WorkspaceID, Name: name, Config: p.Config, Skills: skills, CreatedBy: a.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,10 @@ func (s *Service) resolveAgentSkills(ctx context.Context, a Actor, refs []AgentS
 }
 
 func checkAgentConfig(c skilld.AgentConfig) error {
-	if err := policy.Validate(c.Tools); err != nil {
+	if err := policy.Validate("config.tools", c.Tools); err != nil {
+		return err
+	}
+	if err := checkText("config.instruction", c.Instruction); err != nil {
 		return err
 	}
 	switch c.Context.Placement {
@@ -192,9 +195,13 @@ func (s *Service) UpdateAgent(ctx context.Context, a Actor, p UpdateAgentParams)
 	if err != nil {
 		return nil, err
 	}
-	up := &store.AgentUpdateParams{WorkspaceID: a.WorkspaceID, ID: ag.ID, Name: p.Name, Config: p.Config}
-	if p.Name != nil && strings.TrimSpace(*p.Name) == "" {
-		return nil, invalidField("name", "agent name must not be empty")
+	up := &store.AgentUpdateParams{WorkspaceID: a.WorkspaceID, ID: ag.ID, Config: p.Config}
+	if p.Name != nil {
+		name, err := DisplayName("name", *p.Name)
+		if err != nil {
+			return nil, err
+		}
+		up.Name = &name
 	}
 	if p.Config != nil {
 		if err := checkAgentConfig(*p.Config); err != nil {

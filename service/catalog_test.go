@@ -134,6 +134,11 @@ func testPolicy(t *testing.T, open storetest.Opener) {
 	if w == nil || w.Index != 0 {
 		t.Fatalf("check after the new rule: %+v", w)
 	}
+	// Installing it again is asked again, and refused like a new install.
+	_, err = e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "partner/partner-skill"})
+	if wantCode(t, err, skilld.EFORBIDDEN); !strings.Contains(err.Error(), "rule 1") {
+		t.Errorf("re-install under a deny rule: %v", err)
+	}
 	own := must[*service.SkillView](t)(e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: map[string]string{"SKILL.md": skillMD("own", "d")}}))
 	if w := must[*service.Withheld](t)(e.svc.Check(ctx, e.member.WorkspaceID, own.Skill)); w != nil {
 		t.Errorf("a skill the workspace wrote is never withheld: %+v", w)

@@ -16,7 +16,8 @@ type InstallSkillParams struct {
 
 // InstallSkill installs a catalog item into the workspace as a skill pinned
 // to an item version (members and up), after asking the install policy.
-// Installing an item again returns the existing skill. The skill shares the
+// Installing an item again returns the existing skill, if the policy still
+// allows it. The skill shares the
 // item's package: nothing is copied.
 func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParams) (*SkillView, error) {
 	if err := a.can(skilld.RoleMember); err != nil {
@@ -26,11 +27,13 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 	if err != nil {
 		return nil, err
 	}
-	if existing, err := s.installed(ctx, a, item.ID); skilld.ErrorCode(err) != skilld.ENOTFOUND {
-		return existing, err
-	}
+	// The policy is asked first, on every call: an item installed before
+	// a deny rule is refused like a new one, as runs withhold it.
 	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name); err != nil {
 		return nil, err
+	}
+	if existing, err := s.installed(ctx, a, item.ID); skilld.ErrorCode(err) != skilld.ENOTFOUND {
+		return existing, err
 	}
 	v, err := s.db.CatalogItemVersionGet(ctx, &store.CatalogItemVersionGetParams{ItemID: item.ID, Number: p.Version})
 	if err != nil {

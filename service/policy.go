@@ -30,7 +30,7 @@ func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*s
 	if err := a.can(skilld.RoleAdmin); err != nil {
 		return nil, err
 	}
-	if err := policy.Validate(p.Tools); err != nil {
+	if err := policy.Validate("tools", p.Tools); err != nil {
 		return nil, err
 	}
 	for i, r := range p.InstallRules {

@@ -226,5 +226,5 @@ func checkDescription(d string) error {
 	if n := len([]rune(d)); n > skillmd.MaxDescriptionLength {
 		return invalidField("description", "Description exceeds %d character limit (%d chars)", skillmd.MaxDescriptionLength, n)
 	}
-	return nil
+	return checkText("description", d)
 }

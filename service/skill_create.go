@@ -164,6 +164,9 @@ func checkSkill(pkg *pack.Package, dir string, o SkillOptions) (name, desc strin
 		return "", "", r.Warnings, err
 	}
 	name, desc = r.Skill.Name, r.Skill.Description
+	if err := checkText("description", desc); err != nil {
+		return "", "", r.Warnings, err
+	}
 	if o.Name != "" {
 		name = skillmd.NormalizeName(o.Name)
 		if err := checkName(name); err != nil {

@@ -134,8 +134,9 @@ type ReplaceSkillFilesParams struct {
 	SkillRef
 	Files map[string]string `json:"files" jsonschema:"the new file set as text by path; replaces every file; SKILL.md at the root is required"`
 	// ExpectedVersion makes the edit fail with a conflict when someone
-	// else changed the skill first.
-	ExpectedVersion int    `json:"expected_version,omitempty" jsonschema:"the version this edit is based on; a conflict is returned when the skill moved on"`
+	// else changed the skill first. Absent means no check; when given it
+	// must be a version number, 1 or more.
+	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"the version this edit is based on (1 or more); a conflict is returned when the skill moved on"`
 	Message         string `json:"message,omitempty" jsonschema:"what changed, kept with the version"`
 	SkillOptions
 }
@@ -148,6 +149,9 @@ func (s *Service) ReplaceSkillFiles(ctx context.Context, a Actor, p ReplaceSkill
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
+	if p.ExpectedVersion != nil && *p.ExpectedVersion < 1 {
+		return nil, invalidField("expected_version", "expected_version must be a version number, 1 or more, not %d (leave it out to skip the check)", *p.ExpectedVersion)
+	}
 	pkg, err := inlinePackage(p.Files)
 	if err != nil {
 		return nil, err
@@ -156,7 +160,7 @@ func (s *Service) ReplaceSkillFiles(ctx context.Context, a Actor, p ReplaceSkill
 }
 
 // newVersion validates pkg and makes it the skill's next version.
-func (s *Service) newVersion(ctx context.Context, a Actor, ref string, pkg *pack.Package, o SkillOptions, expected int, message string) (*SkillView, error) {
+func (s *Service) newVersion(ctx context.Context, a Actor, ref string, pkg *pack.Package, o SkillOptions, expected *int, message string) (*SkillView, error) {
 	sk, err := s.skill(ctx, a, ref)
 	if err != nil {
 		return nil, err
@@ -165,14 +169,10 @@ func (s *Service) newVersion(ctx context.Context, a Actor, ref string, pkg *pack
 	if err != nil {
 		return nil, err
 	}
-	var exp *int
-	if expected > 0 {
-		exp = &expected
-	}
 	var out *skilld.Skill
 	err = s.packages.Put(ctx, pkg, func(q store.Querier) error {
 		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{
-			WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: pkg.Digest(), Message: message, CreatedBy: a.Name, ExpectedVersion: exp,
+			WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: pkg.Digest(), Message: message, CreatedBy: a.Name, ExpectedVersion: expected,
 		}); err != nil {
 			return err
 		}
@@ -270,7 +270,7 @@ func (s *Service) RestoreSkillVersion(ctx context.Context, a Actor, p RestoreSki
 	}
 	// The restored SKILL.md is checked leniently: it was valid when it was
 	// stored, and a stricter validator since must not make it unrestorable.
-	return s.newVersion(ctx, a, sk.ID, pkg, SkillOptions{Lenient: true}, 0, fmt.Sprintf("restored version %d", p.Number))
+	return s.newVersion(ctx, a, sk.ID, pkg, SkillOptions{Lenient: true}, nil, fmt.Sprintf("restored version %d", p.Number))
 }
 
 // skillVersion finds a skill of the actor's workspace and its version n.

@@ -143,12 +143,19 @@ func testVersions(t *testing.T, open storetest.Opener) {
 	ref := service.SkillRef{ID: "notes"}
 	must[*service.SkillView](t)(e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: map[string]string{"SKILL.md": skillMD("notes", "v1")}}))
 	v2 := must[*service.SkillView](t)(e.svc.ReplaceSkillFiles(ctx, e.member, service.ReplaceSkillFilesParams{SkillRef: ref,
-		Files: map[string]string{"SKILL.md": skillMD("notes", "v2"), "extra.md": "x"}, ExpectedVersion: 1, Message: "second"}))
+		Files: map[string]string{"SKILL.md": skillMD("notes", "v2"), "extra.md": "x"}, ExpectedVersion: ptr(1), Message: "second"}))
 	if v2.Version != 2 || v2.Description != "v2" || v2.Slug != "notes" {
 		t.Fatalf("v2 %+v", v2.Skill)
 	}
-	_, err := e.svc.ReplaceSkillFiles(ctx, e.member, service.ReplaceSkillFilesParams{SkillRef: ref, Files: map[string]string{"SKILL.md": skillMD("notes", "stale")}, ExpectedVersion: 1})
+	_, err := e.svc.ReplaceSkillFiles(ctx, e.member, service.ReplaceSkillFilesParams{SkillRef: ref, Files: map[string]string{"SKILL.md": skillMD("notes", "stale")}, ExpectedVersion: ptr(1)})
 	wantCode(t, err, skilld.ECONFLICT)
+	// Anything but a version number is refused, not ignored.
+	for _, bad := range []int{0, -1, -100} {
+		_, err = e.svc.ReplaceSkillFiles(ctx, e.member, service.ReplaceSkillFilesParams{SkillRef: ref, Files: map[string]string{"SKILL.md": skillMD("notes", "x")}, ExpectedVersion: ptr(bad)})
+		if wantCode(t, err, skilld.EINVALID); !strings.Contains(err.Error(), "expected_version") {
+			t.Errorf("expected_version %d: %v", bad, err)
+		}
+	}
 	_, err = e.svc.ReplaceSkillFiles(ctx, e.member, service.ReplaceSkillFilesParams{SkillRef: ref, Files: map[string]string{"README.md": "no skill"}})
 	wantCode(t, err, skilld.EINVALID)
 	// A content edit may rename the skill; the slug stays.

@@ -58,6 +58,11 @@ func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*s
 	if strings.TrimSpace(p.Input) == "" {
 		return nil, invalidField("input", "input is required")
 	}
+	if p.Tools != nil {
+		if err := policy.Validate("tools", *p.Tools); err != nil {
+			return nil, err
+		}
+	}
 	ag, err := s.agent(ctx, a, p.ID)
 	if err != nil {
 		return nil, err

@@ -51,8 +51,9 @@ func (s *Service) CreateToken(ctx context.Context, a Actor, p CreateTokenParams)
 	if err := a.can(skilld.RoleAdmin); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.Name) == "" {
-		return nil, invalidField("name", "token name is required")
+	name, err := DisplayName("name", p.Name)
+	if err != nil {
+		return nil, err
 	}
 	if !p.Role.Valid() {
 		return nil, invalidField("role", "role must be admin, member or viewer, not %q", p.Role)
@@ -68,7 +69,7 @@ func (s *Service) CreateToken(ctx context.Context, a Actor, p CreateTokenParams)
 	}
 	secret := newSecret()
 	t, err := s.db.TokenCreate(ctx, &store.TokenCreateParams{
-		WorkspaceID: a.WorkspaceID, Name: p.Name, Role: p.Role, Hash: HashToken(secret), CreatedBy: a.Name, ExpiresAt: expires,
+		WorkspaceID: a.WorkspaceID, Name: name, Role: p.Role, Hash: HashToken(secret), CreatedBy: a.Name, ExpiresAt: expires,
 	})
 	if err != nil {
 		return nil, err

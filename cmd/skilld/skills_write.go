@@ -44,9 +44,12 @@ func runSkillsEdit(ctx context.Context, e *env, args []string) int {
 	var p service.ReplaceSkillFilesParams
 	optionFlags(c, &p.SkillOptions)
 	c.fs.StringVar(&p.Message, "message", "", "what changed, kept with the version")
-	c.fs.IntVar(&p.ExpectedVersion, "expected-version", 0, "fail with a conflict unless the skill is still at version N")
+	expected := c.fs.Int("expected-version", 0, "fail with a conflict unless the skill is still at version N")
 	if code, ok := c.parse(args, 2, -1); !ok {
 		return code
+	}
+	if given(c.fs)("expected-version") {
+		p.ExpectedVersion = expected
 	}
 	files, err := readTextFiles(ctx, c.args[1:])
 	if err != nil {
