@@ -2,11 +2,11 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/outage"
 	"github.com/skilld/skilld/pack"
 )
 
@@ -44,26 +44,13 @@ func (m *MemoryPackages) Package(_ context.Context, digest string) (*pack.Packag
 	return nil, skilld.Errorf(skilld.ENOTFOUND, "package %s not found", digest)
 }
 
-// fetchPackage reads a package, waiting out unreachable storage with
-// capped exponential backoff until the deadline: a store that blinks must
-// not fail a skill.
+// fetchPackage reads a package, waiting out unreachable storage: a store
+// that blinks must not fail a skill.
 func fetchPackage(ctx context.Context, src Packages, digest string, deadline time.Duration) (*pack.Package, error) {
-	ctx, cancel := context.WithTimeout(ctx, deadline)
-	defer cancel()
-	wait := 50 * time.Millisecond
-	for {
-		p, err := src.Package(ctx, digest)
-		if err == nil || skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
-			return p, err
-		}
-		select {
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, skilld.Errorf(skilld.EUNAVAILABLE, "package storage did not answer within %s: %v", deadline, skilld.ErrorMessage(err))
-			}
-			return nil, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 2*time.Second)
-	}
+	var p *pack.Package
+	err := outage.WaitOut(ctx, deadline, "package storage", func(ctx context.Context) (err error) {
+		p, err = src.Package(ctx, digest)
+		return err
+	})
+	return p, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tool"
+	"github.com/skilld/skilld/internal/outage"
 )
 
 // Agent runs tasks with one configuration.
@@ -160,7 +161,12 @@ func (r *run) appendLog(ctx context.Context, kind string, v any) (seq int64, at 
 		r.fail(err)
 		return 0, time.Time{}, false
 	}
-	seq, at, err = r.cfg.Log.Append(context.WithoutCancel(ctx), kind, payload)
+	// A log entry that cannot be written ends the run, so a short storage
+	// outage is waited out rather than lose the task.
+	err = outage.WaitOut(context.WithoutCancel(ctx), r.cfg.StorageRetry, "the task log", func(ctx context.Context) (err error) {
+		seq, at, err = r.cfg.Log.Append(ctx, kind, payload)
+		return err
+	})
 	if err != nil {
 		r.fail(fmt.Errorf("appending to the task log: %w", err))
 		return 0, time.Time{}, false

@@ -20,6 +20,7 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/internal/outage"
 	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
@@ -48,7 +49,11 @@ type Config struct {
 	Tokenizer func(ref string) (agent.Counter, error)
 	// Window returns the known context window of a model reference.
 	Window func(ref string) (int, bool)
-	Logger *slog.Logger
+	// StorageRetry is how long a task waits out unreachable storage (its
+	// log, its packages, recording its end) before it fails; 0 means
+	// agent.DefaultStorageRetry.
+	StorageRetry time.Duration
+	Logger       *slog.Logger
 }
 
 // Local runs tasks in this process.
@@ -71,6 +76,7 @@ func New(cfg Config) *Local {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.StorageRetry = cmp.Or(cfg.StorageRetry, agent.DefaultStorageRetry)
 	if cfg.Sandboxes == nil && cfg.SandboxError == nil {
 		cfg.SandboxError = skilld.Errorf(skilld.EUNAVAILABLE, "tasks cannot run: this executor has no sandbox provider")
 	}
@@ -322,17 +328,33 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 func (l *Local) logFailure(ctx context.Context, taskID string, err error) {
 	payload, _ := json.Marshal(agent.Event{Type: agent.EventTaskFailed, TaskID: taskID,
 		Data: map[string]any{"error": skilld.ErrorMessage(err), "code": skilld.ErrorCode(err), "detail": err.Error()}})
-	l.cfg.DB.TaskLogAppend(context.WithoutCancel(ctx), &store.TaskLogAppendParams{TaskID: taskID, Kind: agent.KindEvent, Payload: payload})
+	err = l.waitOut(ctx, "the task log", func(ctx context.Context) error {
+		_, err := l.cfg.DB.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: taskID, Kind: agent.KindEvent, Payload: payload})
+		return err
+	})
+	if err != nil {
+		l.cfg.Logger.Error("recording why a task failed", "task", taskID, "err", err, "cause", errors.Unwrap(err))
+	}
+}
+
+// waitOut runs a write that must outlive a short storage outage, detached
+// from the task's cancellation: the end of a task is recorded even when it
+// was cancelled.
+func (l *Local) waitOut(ctx context.Context, what string, fn func(context.Context) error) error {
+	return outage.WaitOut(context.WithoutCancel(ctx), l.cfg.StorageRetry, what, fn)
 }
 
 func (l *Local) finish(ctx context.Context, taskID string, status skilld.TaskStatus, msg string) {
 	now := time.Now().UTC()
-	if _, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: status, Error: &msg, FinishedAt: &now}); err != nil {
-		l.cfg.Logger.Error("recording the end of a task", "task", taskID, "err", err)
+	if err := l.waitOut(ctx, "the task store", func(ctx context.Context) error {
+		_, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: status, Error: &msg, FinishedAt: &now})
+		return err
+	}); err != nil {
+		l.cfg.Logger.Error("recording the end of a task", "task", taskID, "err", err, "cause", errors.Unwrap(err))
 		return
 	}
-	if err := l.cfg.Service.ReleaseTask(ctx, taskID); err != nil {
-		l.cfg.Logger.Error("releasing the packages of a task", "task", taskID, "err", err)
+	if err := l.waitOut(ctx, "the task store", func(ctx context.Context) error { return l.cfg.Service.ReleaseTask(ctx, taskID) }); err != nil {
+		l.cfg.Logger.Error("releasing the packages of a task", "task", taskID, "err", err, "cause", errors.Unwrap(err))
 	}
 }
 
@@ -403,6 +425,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions) (
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
 		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
+		StorageRetry: l.cfg.StorageRetry,
 	})
 	return a, sb, err
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -155,9 +156,22 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if after := retryAfter(obj.Details, time.Now()); after != "" {
 			h.Set("Retry-After", after)
 		}
+	case http.StatusServiceUnavailable:
+		// Storage or a backend is briefly out (a database restarting, the
+		// body budget spent): worth retrying, and worth an operator's
+		// attention when it is not the client going away.
+		h.Set("Retry-After", cmp.Or(retryAfter(obj.Details, time.Now()), DefaultRetryAfter))
+		if r.Context().Err() == nil {
+			s.logger().WarnContext(r.Context(), "unavailable", "request_id", requestID(r), "method", r.Method,
+				"path", r.URL.Path, "error", err.Error(), "cause", errors.Unwrap(err))
+		}
 	}
 	writeJSON(w, status, ErrorBody{Error: obj})
 }
+
+// DefaultRetryAfter is the Retry-After of a 503 whose cause gave none, in
+// seconds: long enough for a database failover to finish most of the way.
+const DefaultRetryAfter = "5"
 
 // retryAfter derives a Retry-After value from what a rate-limited backend
 // reported (the importer passes GitHub's retry_after and rate_limit_reset

@@ -3,14 +3,18 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store/internal/sqldb"
 )
 
@@ -133,6 +137,9 @@ func translate(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sqldb.ErrNoRows
 	}
+	if unavailable(err) {
+		return &skilld.Error{Code: skilld.EUNAVAILABLE, Message: "the database is unavailable; retry shortly", Err: err}
+	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err
@@ -151,4 +158,29 @@ func translate(err error) error {
 		return err
 	}
 	return &sqldb.ConstraintError{Kind: kind, Constraint: pe.ConstraintName, Err: err}
+}
+
+// unavailable reports whether err means PostgreSQL cannot be reached or is
+// not serving right now — a refused or broken connection, a server
+// shutting down or starting up, no connection slots — rather than a fault
+// of the statement. Those are EUNAVAILABLE: callers that wait out storage
+// outages retry them, and the API answers 503 with Retry-After.
+func unavailable(err error) bool {
+	var ce *pgconn.ConnectError
+	var pe *pgconn.PgError
+	var ne net.Error
+	switch {
+	case errors.As(err, &ce):
+		return true
+	case errors.As(err, &pe):
+		return strings.HasPrefix(pe.Code, "08") || // connection exception
+			pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || // shutting down, crashed, starting
+			pe.Code == "53300" // too many connections
+	case errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	case errors.As(err, &ne):
+		return !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+	}
+	return false
 }

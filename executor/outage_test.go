@@ -1,0 +1,76 @@
+package executor_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/pgstore"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+// TestTaskOutlivesDatabaseOutage: PostgreSQL goes away in the middle of a
+// task, right as the model asks for a skill, and comes back a second
+// later. The task waits it out — its log appends and the skill's package
+// read retry — and completes with nothing lost.
+func TestTaskOutlivesDatabaseOutage(t *testing.T) {
+	url, outage := storetest.PostgresOutage(t)
+	open := func(t *testing.T) store.Store {
+		s, err := pgstore.Open(t.Context(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	f := newFixture(t, open)
+	ag, sk := f.agentWithSkill(t, skilld.ToolPolicy{})
+	back := make(chan struct{})
+	var activation string
+	f.model.steps = append(f.model.steps,
+		func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			outage.Cut()
+			go func() {
+				time.Sleep(time.Second)
+				outage.Restore()
+				close(back)
+			}()
+			return call(agent.ActivateSkill, map[string]string{"skill_name": sk.Name})(ctx, nil)
+		},
+		func(_ context.Context, req *model.Request) (*model.Response, error) {
+			activation = req.Messages[len(req.Messages)-1].Content
+			return answer("done")(nil, req)
+		})
+	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-back
+	f.wait(t, task.ID, skilld.TaskCompleted)
+	if !strings.HasPrefix(activation, "<skill_content") {
+		t.Errorf("activation across the outage: %.200s", activation)
+	}
+	entries, err := f.svc.TaskEvents(t.Context(), f.actor, service.TaskEventsParams{TaskRef: service.TaskRef{ID: task.ID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, e := range entries {
+		if e.Seq != int64(i+1) {
+			t.Errorf("entry %d has seq %d: a gap", i, e.Seq)
+		}
+		if seen[string(e.Payload)] {
+			t.Errorf("entry %d repeats an earlier one: %s", e.Seq, e.Payload)
+		}
+		seen[string(e.Payload)] = true
+	}
+	if last := entries[len(entries)-1]; !strings.Contains(string(last.Payload), agent.EventTaskCompleted) {
+		t.Errorf("log ends with %s", last.Payload)
+	}
+}

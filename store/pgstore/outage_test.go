@@ -1,0 +1,60 @@
+package pgstore_test
+
+import (
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/pgstore"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+// TestOutage: while PostgreSQL cannot be reached, every kind of call —
+// a read, a write, a transaction — fails as EUNAVAILABLE (not internal),
+// and the store works again once the database is back.
+func TestOutage(t *testing.T) {
+	url, outage := storetest.PostgresOutage(t)
+	s, err := pgstore.Open(t.Context(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outage.Cut()
+	calls := map[string]func() error{
+		"read": func() error {
+			_, err := s.WorkspaceGet(t.Context(), &store.WorkspaceGetParams{ID: ws.ID})
+			return err
+		},
+		"write": func() error {
+			_, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "x"})
+			return err
+		},
+		"transaction": func() error {
+			_, err := s.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: "s", Description: "d", SourceType: skilld.SourceContent})
+			return err
+		},
+		"list": func() error {
+			_, err := s.SkillList(t.Context(), &store.SkillListParams{WorkspaceID: ws.ID, Page: store.Page{Limit: 10}})
+			return err
+		},
+	}
+	for name, call := range calls {
+		if err := call(); skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
+			t.Errorf("%s during the outage: %v (code %s), want EUNAVAILABLE", name, err, skilld.ErrorCode(err))
+		}
+	}
+	_, err = pgstore.Open(t.Context(), url, nil)
+	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
+		t.Errorf("opening during the outage: %v", err)
+	}
+	outage.Restore()
+	for name, call := range calls {
+		if err := call(); err != nil {
+			t.Errorf("%s after the outage: %v", name, err)
+		}
+	}
+}
