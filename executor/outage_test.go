@@ -11,7 +11,6 @@ import (
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
-	"github.com/skilld/skilld/store/pgstore"
 	"github.com/skilld/skilld/store/storetest"
 )
 
@@ -21,15 +20,7 @@ import (
 // read retry — and completes with nothing lost.
 func TestTaskOutlivesDatabaseOutage(t *testing.T) {
 	url, outage := storetest.PostgresOutage(t)
-	open := func(t *testing.T) store.Store {
-		s, err := pgstore.Open(t.Context(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	f := newFixture(t, open)
+	f := newFixture(t, func(t *testing.T) store.Store { return storetest.OpenPostgresAt(t, url) })
 	ag, sk := f.agentWithSkill(t, skilld.ToolPolicy{})
 	back := make(chan struct{})
 	var activation string

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skilld/skilld/store/pgstore"
 	"github.com/skilld/skilld/store/storetest"
 )
 
@@ -14,12 +13,7 @@ import (
 // cause, and serves again once the database is back.
 func TestDatabaseOutage(t *testing.T) {
 	url, outage := storetest.PostgresOutage(t)
-	db, err := pgstore.Open(t.Context(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	e := newEnvWith(t, db)
+	e := newEnvWith(t, storetest.OpenPostgresAt(t, url))
 	m := e.token("default", "m", "member")
 	skills := "/v1/workspaces/default/skills"
 	e.must(200, "GET", skills, m, nil)

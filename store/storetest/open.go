@@ -69,7 +69,14 @@ var schemas atomic.Int64
 // whose connections use it, and drops the schema at the end.
 func OpenPostgres(t testing.TB) *pgstore.Store {
 	t.Helper()
-	s, err := pgstore.Open(t.Context(), FreshPostgresURL(t), nil)
+	return OpenPostgresAt(t, FreshPostgresURL(t))
+}
+
+// OpenPostgresAt opens a migrated store at url (one from FreshPostgresURL
+// or PostgresOutage), closed at the end of the test.
+func OpenPostgresAt(t testing.TB, url string) *pgstore.Store {
+	t.Helper()
+	s, err := pgstore.Open(t.Context(), url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
