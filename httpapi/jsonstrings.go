@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -52,8 +51,21 @@ func hex4(raw []byte, at int) (rune, bool) {
 	if at+4 > len(raw) {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(string(raw[at:at+4]), 16, 16)
-	return rune(v), err == nil
+	var r rune
+	for _, c := range raw[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // checkEscapes refuses a body badEscape objects to, naming the field that

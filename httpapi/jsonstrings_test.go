@@ -89,3 +89,37 @@ func FuzzEscapes(f *testing.F) {
 		walk(v)
 	})
 }
+
+// BenchmarkCheckEscapes scans a 5 MiB JSON body of skill files with
+// ordinary escapes (newlines, quotes, accents) and none it refuses: the cost
+// every JSON request pays.
+func BenchmarkCheckEscapes(b *testing.B) {
+	line := `# Heading\n\nSome \"quoted\" text with caf\u00e9 and a tab\t.\n`
+	var body bytes.Buffer
+	body.WriteString(`{"files":{`)
+	for i := 0; body.Len() < 5<<20; i++ {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		body.WriteString(`"f` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + `.md":"` + strings.Repeat(line, 400) + `"`)
+	}
+	body.WriteString(`}}`)
+	b.Run("scan", func(b *testing.B) {
+		b.SetBytes(int64(body.Len()))
+		for b.Loop() {
+			if err := checkEscapes(body.Bytes()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// For scale: the decoding every such request does anyway.
+	b.Run("json-decode", func(b *testing.B) {
+		b.SetBytes(int64(body.Len()))
+		for b.Loop() {
+			var v struct{ Files map[string]string }
+			if err := json.Unmarshal(body.Bytes(), &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -153,3 +153,11 @@ func TestNamesOnEverySurface(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkDisplayName(b *testing.B) {
+	for b.Loop() {
+		if _, err := service.DisplayName("name", "Release notes bot (ＣＩ)"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

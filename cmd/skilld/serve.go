@@ -46,6 +46,17 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	roots := pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_PATH_IMPORT_ROOTS"))}
 	fs.Var(&roots, "path-import-root", "a server folder admins may import skills from; repeatable\n"+
 		"(env SKILLD_PATH_IMPORT_ROOTS, separated by colons; none: path imports are off)")
+	bodyIdle := fs.Duration("body-idle-timeout", httpapi.DefaultBodyIdleTimeout,
+		"answer 408 and close the connection when a request body sends nothing for this long (env SKILLD_BODY_IDLE_TIMEOUT)")
+	inFlight := fs.Int64("max-body-bytes-in-flight", httpapi.DefaultMaxBodyBytesInFlight,
+		fmt.Sprintf("bytes of request bodies read at once across all requests; at least %d, one archive upload\n(env SKILLD_MAX_BODY_BYTES_IN_FLIGHT)", httpapi.MaxArchiveBody))
+	for name, env := range map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT"} {
+		if v := os.Getenv(env); v != "" {
+			if err := fs.Set(name, v); err != nil {
+				return usageErrorf(fs, "%s=%q: %v", env, v, err)
+			}
+		}
+	}
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -55,6 +66,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	if err := sbf.check(); err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
+	}
+	switch {
+	case *bodyIdle <= 0:
+		return usageErrorf(fs, "--body-idle-timeout must be positive, not %s", *bodyIdle)
+	case *inFlight < httpapi.MaxArchiveBody:
+		return usageErrorf(fs, "--max-body-bytes-in-flight must be at least %d, the largest upload, not %d", httpapi.MaxArchiveBody, *inFlight)
 	}
 	db, blobs, err := sf.openAll(ctx)
 	if err != nil {
@@ -95,7 +112,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
-	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: exec}
+	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: exec,
+		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
