@@ -2,34 +2,113 @@ package service_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/fsblob"
+	"github.com/skilld/skilld/blob/s3blob"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store/storetest"
 )
 
-// blobPath is where fsblob keeps a blob.
-func blobPath(e *env, digest string) string {
-	hex := strings.TrimPrefix(digest, "sha256:")
-	return filepath.Join(e.blobs.(*fsblob.Store).Root(), "sha256", hex[:2], hex[2:4], hex)
+// blobDriver opens a blob store for a test and reaches behind it: damage
+// overwrites a blob's stored bytes, lose deletes them.
+type blobDriver struct {
+	name         string
+	open         func(t *testing.T) blob.Store
+	damage, lose func(t *testing.T, b blob.Store, digest string)
 }
 
+func blobDrivers() []blobDriver {
+	fsPath := func(b blob.Store, digest string) string {
+		hex := strings.TrimPrefix(digest, "sha256:")
+		return filepath.Join(b.(*fsblob.Store).Root(), "sha256", hex[:2], hex[2:4], hex)
+	}
+	return []blobDriver{{
+		name: "files",
+		open: func(t *testing.T) blob.Store { return must[*fsblob.Store](t)(fsblob.New(t.TempDir())) },
+		damage: func(t *testing.T, b blob.Store, digest string) {
+			p := fsPath(b, digest)
+			data, _ := os.ReadFile(p)
+			data[10] ^= 1
+			os.Chmod(p, 0o640)
+			if err := os.WriteFile(p, data, 0o440); err != nil {
+				t.Fatal(err)
+			}
+		},
+		lose: func(t *testing.T, b blob.Store, digest string) {
+			if err := os.Remove(fsPath(b, digest)); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}, {
+		name: "s3",
+		open: func(t *testing.T) blob.Store {
+			srv := s3server.Require(t)
+			prefix := srv.FreshPrefix(t)
+			s := must[*s3blob.Store](t)(s3blob.New(t.Context(), s3blob.Config{Bucket: srv.Bucket, Prefix: prefix, Endpoint: srv.Endpoint,
+				Region: srv.Region, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, TempDir: t.TempDir()}))
+			t.Cleanup(func() {
+				for info, err := range s.List(context.Background(), "") {
+					if err != nil {
+						break
+					}
+					s.Delete(context.Background(), info.Digest)
+				}
+				s.Close()
+			})
+			return s
+		},
+		damage: func(t *testing.T, b blob.Store, digest string) {
+			s := b.(*s3blob.Store)
+			rc := must[io.ReadCloser](t)(s.Open(t.Context(), digest))
+			data, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil && !errors.Is(err, blob.ErrIntegrity) {
+				t.Fatal(err)
+			}
+			data[10] ^= 1
+			s3server.PutObject(t, s.ObjectKey(digest), data)
+		},
+		lose: func(t *testing.T, b blob.Store, digest string) {
+			s3server.RemoveObject(t, b.(*s3blob.Store).ObjectKey(digest))
+		},
+	}}
+}
+
+// TestFsck runs fsck on every metadata driver over both blob drivers.
 func TestFsck(t *testing.T) {
 	for _, d := range storetest.Drivers(t) {
-		t.Run(d.Name, func(t *testing.T) { testFsck(t, d.Open) })
+		for _, bd := range blobDrivers() {
+			t.Run(d.Name+"/"+bd.name, func(t *testing.T) {
+				t.Parallel()
+				testFsck(t, d.Open, bd)
+			})
+		}
 	}
 }
 
-func testFsck(t *testing.T, open storetest.Opener) {
-	e := newEnv(t, open, service.Config{}, nil)
+func testFsck(t *testing.T, open storetest.Opener, bd blobDriver) {
+	// The clock the grace period is measured on; set once the orphans'
+	// times are known, because S3 keeps the times it chose.
+	var clock atomic.Pointer[time.Time]
+	now := func() time.Time {
+		if c := clock.Load(); c != nil {
+			return *c
+		}
+		return time.Now()
+	}
+	e := newEnvOn(t, open, bd.open(t), service.Config{Now: now}, nil)
 	ctx := t.Context()
 	sk := must[*service.SkillView](t)(e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: map[string]string{
 		"SKILL.md": skillMD("checked", "A skill fsck checks."), "data/a.txt": strings.Repeat("a", 3000), "data/b.txt": strings.Repeat("b", 4000)}}))
@@ -43,17 +122,24 @@ func testFsck(t *testing.T, open storetest.Opener) {
 	if !rep.OK() || rep.Blobs != 3 || rep.Packages != 1 || len(rep.Unreferenced) != 0 {
 		t.Fatalf("clean store: %+v", rep)
 	}
-	// Damage one blob, lose another, leave an old and a fresh orphan.
-	p := blobPath(e, digest["data/a.txt"])
-	b, _ := os.ReadFile(p)
-	b[10] ^= 1
-	os.Chmod(p, 0o640)
-	os.WriteFile(p, b, 0o440)
-	os.Remove(blobPath(e, digest["data/b.txt"]))
+	// Damage one blob, lose another, leave an old and a fresh orphan: the
+	// fresh one stored over a second later (storage times have seconds).
+	bd.damage(t, e.blobs, digest["data/a.txt"])
+	bd.lose(t, e.blobs, digest["data/b.txt"])
 	oldOrphan := must[blob.Info](t)(e.blobs.Put(ctx, strings.NewReader("left by a crashed upload")))
-	old := time.Now().Add(-48 * time.Hour)
-	os.Chtimes(blobPath(e, oldOrphan.Digest), old, old)
+	time.Sleep(1100 * time.Millisecond)
 	fresh := must[blob.Info](t)(e.blobs.Put(ctx, strings.NewReader("an upload in progress")))
+	var freshAt time.Time
+	for info, err := range e.blobs.List(ctx, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Digest == fresh.Digest {
+			freshAt = info.ModTime
+		}
+	}
+	at := freshAt.Add(500 * time.Millisecond)
+	clock.Store(&at)
 
 	rep = must[*service.FsckReport](t)(e.svc.Fsck(ctx, e.root, service.FsckParams{}))
 	if rep.OK() || len(rep.Damaged) != 1 || rep.Damaged[0].Digest != digest["data/a.txt"] || !strings.Contains(rep.Damaged[0].UsedBy[0], "data/a.txt") {
@@ -66,7 +152,7 @@ func testFsck(t *testing.T, open storetest.Opener) {
 		t.Errorf("unreferenced %+v, removed %v", rep.Unreferenced, rep.Removed)
 	}
 	// Repair removes the old orphan only; never a blob a package needs.
-	rep = must[*service.FsckReport](t)(e.svc.Fsck(ctx, e.root, service.FsckParams{Repair: true, Grace: "1h"}))
+	rep = must[*service.FsckReport](t)(e.svc.Fsck(ctx, e.root, service.FsckParams{Repair: true, Grace: "1s"}))
 	if len(rep.Removed) != 1 || rep.Removed[0] != oldOrphan.Digest {
 		t.Errorf("removed %v, want only %s", rep.Removed, oldOrphan.Digest)
 	}

@@ -31,8 +31,14 @@ func newEnv(t *testing.T, open storetest.Opener, cfg service.Config, gh service.
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{db: open(t), blobs: fs}
-	e.svc = service.New(e.db, fs, gh, cfg)
+	return newEnvOn(t, open, fs, cfg, gh)
+}
+
+// newEnvOn is newEnv over a given blob store.
+func newEnvOn(t *testing.T, open storetest.Opener, blobs blob.Store, cfg service.Config, gh service.GitHubFetcher) *env {
+	t.Helper()
+	e := &env{db: open(t), blobs: blobs}
+	e.svc = service.New(e.db, blobs, gh, cfg)
 	secret, err := e.svc.Bootstrap(t.Context(), "")
 	if err != nil || secret == "" {
 		t.Fatalf("bootstrap: %q, %v", secret, err)

@@ -10,18 +10,13 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob/bloburl"
 	"github.com/skilld/skilld/blob/fsblob"
-	"github.com/skilld/skilld/blob/internal/s3test"
 	"github.com/skilld/skilld/blob/s3blob"
+	"github.com/skilld/skilld/blob/s3test"
 )
 
 var server *s3test.Server
 
-func TestMain(m *testing.M) {
-	server = s3test.Start()
-	code := m.Run()
-	server.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3test.Main(m, &server) }
 
 func TestOpenFile(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "blobs")

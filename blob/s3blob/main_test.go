@@ -2,22 +2,16 @@ package s3blob
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/skilld/skilld/blob/internal/s3test"
+	"github.com/skilld/skilld/blob/s3test"
 )
 
 // server is the S3 server of this test binary (see package s3test).
 var server *s3test.Server
 
-func TestMain(m *testing.M) {
-	server = s3test.Start()
-	code := m.Run()
-	server.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3test.Main(m, &server) }
 
 // testConfig is a Config for a fresh, empty prefix on the test server, with
 // temp files in a per-test directory the test can inspect.

@@ -246,3 +246,12 @@ func waitListening(addr string, exited <-chan struct{}, timeout time.Duration) e
 	}
 	return fmt.Errorf("not listening on %s after %v", addr, timeout)
 }
+
+// Main is the TestMain of a package whose tests need S3: it starts a
+// server into *srv, runs the tests, stops the server and exits.
+func Main(m *testing.M, srv **Server) {
+	*srv = Start()
+	code := m.Run()
+	(*srv).Stop()
+	os.Exit(code)
+}
