@@ -70,6 +70,7 @@ func (r *run) activateTool() *tool.Tool {
 		Name:        ActivateSkill,
 		Description: desc,
 		Schema:      schema,
+		Idempotent:  true,
 		Call: func(ctx context.Context, args json.RawMessage) (string, error) {
 			var p struct {
 				SkillName string `json:"skill_name"`

@@ -88,6 +88,11 @@ func (r *run) builtinTools() ([]*tool.Tool, error) {
 	if err := add(tool.New(ToolReadToolOutput, "Read a page of a long tool output that was cut, by its id.", r.readOutput)); err != nil {
 		return nil, err
 	}
+	// Reads, and writes of given content, may run again after a restart;
+	// a shell command may not (it could append, send, delete).
+	for _, t := range out {
+		t.Idempotent = t.Name != ToolShell
+	}
 	return out, nil
 }
 

@@ -46,6 +46,31 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 			}
 		}
 	}
+	if r.replaying() && call.Name != ActivateSkill && o.skill == "" {
+		// Recorded: the tool is not run again. (Activations and Go skills'
+		// tools are: they rebuild the run's skills and their state, and
+		// their recorded results are then used.)
+		rec, found, err := r.rp.toolResult(call.ID, r.cfg.Store.restore)
+		switch {
+		case err != nil:
+			r.diverged(ctx, err)
+			return
+		case found:
+			r.toolResultAs(ctx, call, rec, "")
+			return
+		}
+		// The call was running when the task stopped.
+		r.goLive(ctx)
+		if !o.tool.Idempotent {
+			r.toolResultAs(ctx, call, interrupted(call), "")
+			return
+		}
+	}
+	if !r.replaying() {
+		if err := r.gate(ctx, Step{Kind: StepTool, Tool: call.Name, CallID: call.ID}); err != nil {
+			return
+		}
+	}
 	callCtx := ctx
 	if o.skill != "" {
 		callCtx = context.WithValue(ctx, skillContextKey{}, r.active[o.skill].sc)
@@ -66,7 +91,7 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	if call.Name == ActivateSkill && err == nil && r.cfg.Placement == PlacementTranscript {
 		skill = r.recordActivation(call)
 	}
-	r.toolResultAs(ctx, call, out, err, skill)
+	r.toolResultAs(ctx, call, outcomeOf(out, err), skill)
 }
 
 // preapproved returns the active skill whose allowed-tools entry matches
@@ -106,7 +131,17 @@ func (r *run) approve(ctx context.Context, call model.ToolCall, v policy.Verdict
 		r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s %s, and no one can approve calls in this run", call.Name, v.Reason()))
 		return false
 	}
-	ok, err := r.cfg.Approver.Approve(ctx, ApprovalRequest{TaskID: r.task.ID, CallID: call.ID, Tool: call.Name, Arguments: call.Arguments, Reason: v.Reason()})
+	var ok bool
+	var err error
+	if approved, found := r.rp.approval(call.ID); found && r.replaying() {
+		ok = approved
+	} else {
+		r.goLive(ctx)
+		if err := r.gate(ctx, Step{Kind: StepApproval, Tool: call.Name, CallID: call.ID}); err != nil {
+			return false
+		}
+		ok, err = r.cfg.Approver.Approve(ctx, ApprovalRequest{TaskID: r.task.ID, CallID: call.ID, Tool: call.Name, Arguments: call.Arguments, Reason: v.Reason()})
+	}
 	r.emit(ctx, EventApprovalDecided, map[string]any{"tool": call.Name, "call_id": call.ID, "approved": ok && err == nil})
 	if err != nil || !ok {
 		reason := "the call was rejected"
@@ -121,22 +156,35 @@ func (r *run) approve(ctx context.Context, call model.ToolCall, v policy.Verdict
 }
 
 func (r *run) toolResult(ctx context.Context, call model.ToolCall, out string, err error) {
-	r.toolResultAs(ctx, call, out, err, "")
+	r.toolResultAs(ctx, call, outcomeOf(out, err), "")
 }
 
-// toolResultAs records a call's result: an error becomes a tool error the
-// model reads, naming what went wrong.
-func (r *run) toolResultAs(ctx context.Context, call model.ToolCall, out string, err error, skill string) {
-	msg := model.Message{Role: model.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: out}
-	data := map[string]any{"tool": call.Name, "call_id": call.ID}
+// outcomeOf is a tool's output, or its error as a tool error the model
+// reads, naming what went wrong.
+func outcomeOf(out string, err error) toolOutcome {
 	if err != nil {
-		msg.IsError = true
-		msg.Content = "Error: " + errorText(err)
-		data["is_error"], data["error_code"] = true, skilld.ErrorCode(err)
+		return toolOutcome{content: "Error: " + errorText(err), isError: true, code: skilld.ErrorCode(err)}
+	}
+	return toolOutcome{content: out}
+}
+
+// toolResultAs records a call's result: the message the model reads, then
+// the event about it (so a run stopped between the two resumes with the
+// result). While a resumed run replays, the recorded result stands.
+func (r *run) toolResultAs(ctx context.Context, call model.ToolCall, o toolOutcome, skill string) {
+	if r.replaying() {
+		if rec, ok := r.rp.recordedResult(call.ID); ok {
+			o = rec
+		}
+	}
+	msg := model.Message{Role: model.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: o.content, IsError: o.isError}
+	data := map[string]any{"tool": call.Name, "call_id": call.ID}
+	if o.isError {
+		data["is_error"], data["error_code"] = true, o.code
 	}
 	data["chars"] = len(msg.Content)
+	r.add(ctx, logMessage{Message: msg, Skill: skill, Tokens: o.tokens, ErrorCode: o.code})
 	r.emit(ctx, EventToolResult, data)
-	r.addMessage(ctx, msg, skill)
 }
 
 // errorText is what the model reads of an error: the typed message when

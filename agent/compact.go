@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,12 +34,12 @@ func (r *run) compact(ctx context.Context) bool {
 	}
 	before := r.view.tokens
 	messages := history.Messages(pick(r.view.groups, plan.Summarize))
-	summary, usage, err := r.summarize(ctx, plan)
+	summary, usage, asked, err := r.summarize(ctx, plan)
 	if err == nil && r.count(summary) >= plan.Tokens {
 		err = skilld.Errorf(skilld.EINVALID, "the summary (%d tokens) was no shorter than what it summarized (%d)", r.count(summary), plan.Tokens)
 	}
 	r.compactions++
-	data := map[string]any{"messages": messages, "lifted": history.Messages(pick(r.view.groups, plan.Lifted)), "count": r.compactions, "usage": usage}
+	data := map[string]any{"messages": messages, "lifted": history.Messages(pick(r.view.groups, plan.Lifted)), "count": r.compactions, "usage": usage, "asked": asked}
 	var text string
 	if err != nil {
 		text = fmt.Sprintf("[%d earlier messages were left out to fit the context window; summarizing them failed (%s)]", messages, errorText(err))
@@ -68,8 +69,8 @@ func pick(groups []history.Group, idx []int) []history.Group {
 
 // summarize asks the model for a summary of the plan's messages, rendered
 // as plain text (tool calls and results included) within half of the
-// effective window.
-func (r *run) summarize(ctx context.Context, plan history.Plan) (string, model.Usage, error) {
+// effective window; asked says whether the model was asked.
+func (r *run) summarize(ctx context.Context, plan history.Plan) (summary string, usage model.Usage, asked bool, err error) {
 	var msgs []model.Message
 	for _, g := range pick(r.view.groups, plan.Summarize) {
 		for _, e := range r.view.entries[g.From:g.To] {
@@ -85,21 +86,29 @@ func (r *run) summarize(ctx context.Context, plan history.Plan) (string, model.U
 		}
 	}
 	if r.count(text) > budget {
-		return "", model.Usage{}, skilld.Errorf(skilld.ETOOLARGE, "the messages to summarize do not fit in half of the window")
+		return "", model.Usage{}, false, skilld.Errorf(skilld.ETOOLARGE, "the messages to summarize do not fit in half of the window")
 	}
 	maxTokens := min(maxSummaryTokens, r.cfg.Window/10)
 	if r.cfg.MaxTokens > 0 {
 		maxTokens = min(maxTokens, r.cfg.MaxTokens)
 	}
-	resp, err := model.Collect(ctx, r.cfg.Model, &model.Request{Model: r.cfg.ModelName, System: compactInstruction, MaxTokens: maxTokens,
+	if r.replaying() {
+		if text, usage, err, ok := r.rp.summary(); ok {
+			if errors.Is(err, ErrDiverged) {
+				r.diverged(ctx, err)
+			}
+			return text, usage, true, err
+		}
+	}
+	resp, err := r.ask(ctx, StepCompaction, &model.Request{Model: r.cfg.ModelName, System: compactInstruction, MaxTokens: maxTokens,
 		Messages: []model.Message{{Role: model.RoleUser, Content: "Summarize this part of the conversation:\n\n" + text}}})
 	if err != nil {
-		return "", model.Usage{}, err
+		return "", model.Usage{}, true, err
 	}
 	if strings.TrimSpace(resp.Message.Content) == "" {
-		return "", resp.Usage, skilld.Errorf(skilld.EINVALID, "the model answered with an empty summary")
+		return "", resp.Usage, true, skilld.Errorf(skilld.EINVALID, "the model answered with an empty summary")
 	}
-	return resp.Message.Content, resp.Usage, nil
+	return resp.Message.Content, resp.Usage, true, nil
 }
 
 // renderForSummary writes messages as a plain transcript, each cut to

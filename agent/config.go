@@ -12,6 +12,7 @@
 package agent
 
 import (
+	"context"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -156,6 +157,14 @@ type Config struct {
 	Outputs Outputs
 	// Log receives every message and event; in memory by default.
 	Log Log
+
+	// Gate, when set, is called before each live side effect of the run
+	// (a model call, a compaction, a tool call, a wait for approval); the
+	// run performs it once Gate returns nil. An error suspends the run: it
+	// stops without writing anything more, to be resumed from its log.
+	// Executors use it to schedule steps; it is not called while a resumed
+	// run replays.
+	Gate func(ctx context.Context, s Step) error
 
 	MaxIterations int
 	StorageRetry  time.Duration

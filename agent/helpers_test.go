@@ -253,3 +253,7 @@ func withCall(req *model.Request, content string) bool {
 	}
 	return false
 }
+
+func policyDeny(globs ...string) policy.Effective {
+	return policy.Merge(policy.Level{Name: "task", Policy: skilld.ToolPolicy{Denied: globs}})
+}

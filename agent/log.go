@@ -35,6 +35,11 @@ type MemoryLog struct {
 	entries []LogEntry
 }
 
+// NewMemoryLog returns a log holding entries already (a task to resume).
+func NewMemoryLog(entries []LogEntry) *MemoryLog {
+	return &MemoryLog{entries: append([]LogEntry(nil), entries...)}
+}
+
 // Append adds an entry.
 func (l *MemoryLog) Append(_ context.Context, kind string, payload json.RawMessage) (int64, time.Time, error) {
 	l.mu.Lock()

@@ -80,6 +80,36 @@ func (p *propTask) fail(format string, args ...any) {
 }
 
 func randomTask(t *testing.T, seed uint64) error {
+	p, cfg, history := randomSetup(t, seed)
+	a, err := agent.New(cfg)
+	if err != nil {
+		return fmt.Errorf("New: %w", err)
+	}
+	var last agent.Event
+	for ev, err := range a.Run(context.Background(), agent.Task{ID: "t", Input: "Do the task.", History: history}) {
+		if err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		p.observe(ev)
+		last = ev
+	}
+	if p.err != nil {
+		return p.err
+	}
+	switch {
+	case last.Type == agent.EventTaskCompleted:
+	case last.Type == agent.EventTaskFailed && strings.Contains(fmt.Sprint(last.Data["error"]), "more than the effective window"):
+		// A tiny window that cannot hold what must stay: refused before
+		// the call, which is the rule.
+	default:
+		return fmt.Errorf("the task ended with %s %v", last.Type, last.Data)
+	}
+	return nil
+}
+
+// randomSetup makes the random agent configuration, model and earlier
+// turns of a seed.
+func randomSetup(t *testing.T, seed uint64) (*propTask, agent.Config, []model.Message) {
 	rng := rand.New(rand.NewPCG(seed, seed*7919))
 	p := &propTask{rng: rng, goTools: map[string]string{}, active: map[string]bool{}, contents: map[string]string{}, maxTurns: 3 + rng.IntN(14)}
 	pkgs := &agent.MemoryPackages{}
@@ -114,10 +144,6 @@ func randomTask(t *testing.T, seed uint64) error {
 	}
 	cfg.Model = modelFunc(func(req *model.Request) (*model.Response, error) { return p.answer(req) })
 	p.cfg = cfg
-	a, err := agent.New(cfg)
-	if err != nil {
-		return fmt.Errorf("New: %w", err)
-	}
 	var history []model.Message
 	for i := range rng.IntN(4) {
 		history = append(history, model.Message{Role: model.RoleUser, Content: fmt.Sprintf("earlier question %d %s", i, strings.Repeat("q", rng.IntN(300)))})
@@ -128,26 +154,7 @@ func randomTask(t *testing.T, seed uint64) error {
 		}
 		history = append(history, model.Message{Role: model.RoleAssistant, Content: strings.Repeat("a", rng.IntN(300))})
 	}
-	var last agent.Event
-	for ev, err := range a.Run(context.Background(), agent.Task{ID: "t", Input: "Do the task.", History: history}) {
-		if err != nil {
-			return fmt.Errorf("run: %w", err)
-		}
-		p.observe(ev)
-		last = ev
-	}
-	if p.err != nil {
-		return p.err
-	}
-	switch {
-	case last.Type == agent.EventTaskCompleted:
-	case last.Type == agent.EventTaskFailed && strings.Contains(fmt.Sprint(last.Data["error"]), "more than the effective window"):
-		// A tiny window that cannot hold what must stay: refused before
-		// the call, which is the rule.
-	default:
-		return fmt.Errorf("the task ended with %s %v", last.Type, last.Data)
-	}
-	return nil
+	return p, cfg, history
 }
 
 // randomGoSkill renders about size tokens and has a tool that changes its

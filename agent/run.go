@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -71,6 +72,11 @@ type Task struct {
 	// before Input (a chat that goes on). Every tool call in it must be
 	// followed by its result.
 	History []model.Message
+	// Resume holds what an earlier run of this task appended to its log
+	// before it stopped, in order. The run replays it (answering recorded
+	// side effects from it, appending nothing it holds) and goes on live
+	// from its end. See replay.go.
+	Resume []LogEntry
 }
 
 // run is the state of one task.
@@ -80,6 +86,10 @@ type run struct {
 	yield func(Event, error) bool
 	// stopped is set when the consumer stopped iterating or the log failed.
 	stopped bool
+	// rp replays a resumed task's log; resumed is set once the run went
+	// live after it.
+	rp      *replay
+	resumed bool
 
 	// Skills: the catalog's (disclosed), all by name, the withheld ones,
 	// the Go skills, and those active now.
@@ -126,11 +136,14 @@ func (a *Agent) Run(ctx context.Context, task Task) iter.Seq2[Event, error] {
 func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
 	r := &run{cfg: cfg, task: task, yield: yield, byName: map[string]Skill{}, goSkills: map[string]*GoSkill{}, active: map[string]*activation{},
 		view: &view{pin: cfg.Placement == PlacementTranscript}}
+	if len(task.Resume) > 0 {
+		r.rp = &replay{entries: task.Resume}
+	}
 	if cfg.Placement == PlacementContext {
 		r.loaded = &placement.Loaded{Max: cfg.MaxLoaded, Budget: int(cfg.SkillsShare * float64(cfg.Window))}
 	}
 	cfg.Store.persist = func(ctx context.Context, key string, value json.RawMessage) error {
-		if _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}); !ok {
+		if _, _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}); !ok {
 			return skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the store write")
 		}
 		return nil
@@ -148,30 +161,78 @@ func (r *run) emit(ctx context.Context, typ string, data map[string]any) {
 	if data == nil {
 		data = map[string]any{}
 	}
-	if seq, at, ok := r.appendLog(ctx, KindEvent, Event{Type: typ, TaskID: r.task.ID, Data: data}); ok {
+	if seq, at, replayed, ok := r.appendLog(ctx, KindEvent, Event{Type: typ, TaskID: r.task.ID, Data: data}); ok && !replayed {
 		r.deliver(Event{Type: typ, TaskID: r.task.ID, Seq: seq, Time: at, Data: data})
 	}
 }
 
 // appendLog appends v to the task log as JSON; when that fails the run
-// fails and ok is false.
-func (r *run) appendLog(ctx context.Context, kind string, v any) (seq int64, at time.Time, ok bool) {
+// fails and ok is false. While a resumed run replays its log, the entry is
+// already there: replayed is set and nothing is written. Once the run is
+// suspended nothing is written at all.
+func (r *run) appendLog(ctx context.Context, kind string, v any) (seq int64, at time.Time, replayed, ok bool) {
+	if Suspended(ctx) {
+		r.stopped = true
+		return 0, time.Time{}, false, false
+	}
+	if !r.rp.done() {
+		e, found, err := r.rp.match(kind, v)
+		if err != nil {
+			r.diverged(ctx, err)
+			return 0, time.Time{}, false, false
+		}
+		if found {
+			return e.Seq, e.Time, true, true
+		}
+	}
+	r.goLive(ctx)
+	seq, at, err := r.write(ctx, kind, v)
+	if err != nil {
+		r.fail(fmt.Errorf("appending to the task log: %w", err))
+		return 0, time.Time{}, false, false
+	}
+	return seq, at, false, true
+}
+
+// write appends one entry. A log entry that cannot be written ends the
+// run, so a short storage outage is waited out rather than lose the task.
+func (r *run) write(ctx context.Context, kind string, v any) (seq int64, at time.Time, err error) {
 	payload, err := json.Marshal(v)
 	if err != nil {
-		r.fail(err)
-		return 0, time.Time{}, false
+		return 0, time.Time{}, err
 	}
-	// A log entry that cannot be written ends the run, so a short storage
-	// outage is waited out rather than lose the task.
 	err = outage.WaitOut(context.WithoutCancel(ctx), r.cfg.StorageRetry, "the task log", func(ctx context.Context) (err error) {
 		seq, at, err = r.cfg.Log.Append(ctx, kind, payload)
 		return err
 	})
-	if err != nil {
-		r.fail(fmt.Errorf("appending to the task log: %w", err))
-		return 0, time.Time{}, false
+	return seq, at, err
+}
+
+// goLive marks, once, where a resumed run stops replaying and acts again:
+// a task.resumed event, written before the first live side effect.
+func (r *run) goLive(ctx context.Context) {
+	if r.rp == nil || r.resumed || !r.rp.done() {
+		return
 	}
-	return seq, at, true
+	r.resumed = true
+	if m, ok := r.cfg.Model.(model.Resumable); ok {
+		m.Resume(r.rp.answered())
+	}
+	data := map[string]any{"replayed": len(r.rp.entries)}
+	if seq, at, err := r.write(ctx, KindEvent, Event{Type: EventTaskResumed, TaskID: r.task.ID, Data: data}); err == nil {
+		r.deliver(Event{Type: EventTaskResumed, TaskID: r.task.ID, Seq: seq, Time: at, Data: data})
+	} else {
+		r.fail(fmt.Errorf("appending to the task log: %w", err))
+	}
+}
+
+// diverged ends a replay that found the log does not match the run: the
+// rest of the log is ignored and the task fails, at the log's end.
+func (r *run) diverged(ctx context.Context, err error) {
+	r.rp.pos = len(r.rp.entries)
+	r.resumed = true // no task.resumed: the task does not go on
+	r.finish(ctx, skilld.Errorf(skilld.EINTERNAL, "the task cannot be resumed: %v", err))
+	r.stopped = true
 }
 
 // deliver hands an event to the consumer, noting when it stops reading.
@@ -191,12 +252,26 @@ func (r *run) fail(err error) {
 // addMessage appends a message to the view and the log. A message that
 // holds an activation (skill set) is protected in transcript placement.
 func (r *run) addMessage(ctx context.Context, m model.Message, skill string) {
+	r.add(ctx, logMessage{Message: m, Skill: skill})
+}
+
+// add appends a message as the log stores it; its size is counted unless
+// it is known (a recorded result: replay keeps the count the log has).
+func (r *run) add(ctx context.Context, lm logMessage) {
 	if r.stopped {
 		return
 	}
-	e := entry{msg: m, tokens: messageTokens(r.cfg.Tokenizer, m), skill: skill, protected: skill != ""}
+	m, skill := lm.Message, lm.Skill
+	if lm.Tokens == 0 {
+		lm.Tokens = messageTokens(r.cfg.Tokenizer, m)
+	}
+	e := entry{msg: m, tokens: lm.Tokens, skill: skill, protected: skill != ""}
+	seq, at, replayed, ok := r.appendLog(ctx, KindMessage, lm)
+	if !ok {
+		return
+	}
 	r.view.add(e)
-	if seq, at, ok := r.appendLog(ctx, KindMessage, logMessage{Message: m, Skill: skill, Tokens: e.tokens}); ok {
+	if !replayed {
 		r.deliver(messageEvent(r.task.ID, seq, at, m, skill, e.tokens))
 	}
 }
@@ -207,6 +282,12 @@ type logMessage struct {
 	model.Message
 	Skill  string `json:"skill,omitempty"`
 	Tokens int    `json:"tokens"`
+	// Usage and StopReason complete a model's answer, so that a resumed
+	// run has all of it from this one entry.
+	Usage      *model.Usage `json:"usage,omitempty"`
+	StopReason string       `json:"stop_reason,omitempty"`
+	// ErrorCode completes a tool error the same way.
+	ErrorCode string `json:"error_code,omitempty"`
 }
 
 // messageEvent shows a message in the event stream. An activation's
@@ -286,16 +367,19 @@ func (r *run) main(ctx context.Context) {
 			return
 		}
 		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": r.corrected(raw)})
-		resp, err := model.Collect(ctx, r.cfg.Model, req)
+		resp, err := r.ask(ctx, StepModel, req)
 		if err != nil {
 			r.finish(ctx, err)
 			return
 		}
 		r.observe(raw, resp.Usage.PromptTokens)
-		r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": iter, "usage": resp.Usage, "stop_reason": resp.StopReason, "tool_calls": len(resp.Message.ToolCalls)})
 		msg := resp.Message
 		msg.Role = model.RoleAssistant
-		r.addMessage(ctx, msg, "")
+		// The whole answer in one entry, before the event about it: a run
+		// stopped after it resumes with the answer, not a second call.
+		usage := resp.Usage
+		r.add(ctx, logMessage{Message: msg, Usage: &usage, StopReason: resp.StopReason})
+		r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": iter, "usage": resp.Usage, "stop_reason": resp.StopReason, "tool_calls": len(resp.Message.ToolCalls)})
 		if len(msg.ToolCalls) == 0 {
 			if !r.stopped {
 				r.emit(ctx, EventTaskCompleted, map[string]any{"output": msg.Content, "iterations": iter})
@@ -349,6 +433,29 @@ func (r *run) fit(ctx context.Context) (*model.Request, int, error) {
 			est, eff, r.cfg.Window, 100*OutputReserve, raw-r.toolTokens-r.view.tokens, r.toolTokens, protected, r.view.tokens-protected)
 	}
 	return req, raw, nil
+}
+
+// replaying reports whether the run was resumed and is still reading its
+// log.
+func (r *run) replaying() bool { return r.rp != nil && !r.resumed }
+
+// ask gets the model's answer to req: the recorded one while replaying,
+// otherwise a call, after the gate lets the step run.
+func (r *run) ask(ctx context.Context, kind StepKind, req *model.Request) (*model.Response, error) {
+	if r.replaying() {
+		if resp, err, ok := r.rp.modelAnswer(); ok {
+			if errors.Is(err, ErrDiverged) {
+				r.diverged(ctx, err)
+				return nil, err
+			}
+			return resp, err
+		}
+		r.goLive(ctx)
+	}
+	if err := r.gate(ctx, Step{Kind: kind}); err != nil {
+		return nil, err
+	}
+	return model.Collect(ctx, r.cfg.Model, req)
 }
 
 func (r *run) finish(ctx context.Context, err error) {

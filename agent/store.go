@@ -52,6 +52,17 @@ type storeWrite struct {
 	Value json.RawMessage `json:"value"`
 }
 
+// restore applies a recorded write without appending it again (a resumed
+// run replaying its log).
+func (s *Store) restore(w storeWrite) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.values == nil {
+		s.values = map[string]json.RawMessage{}
+	}
+	s.values[w.Key] = w.Value
+}
+
 // Keys returns the keys that hold a value.
 func (s *Store) Keys() []string {
 	s.mu.Lock()

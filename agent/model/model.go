@@ -98,6 +98,15 @@ type Model interface {
 	Generate(ctx context.Context, req *Request) iter.Seq2[*Chunk, error]
 }
 
+// Resumable is a Model that keeps its own place in a conversation, as
+// Scripted does. When a stopped task resumes, the runtime replays the
+// model's recorded answers instead of calling it, and then tells such a
+// model how many calls the log already answered, so its next answer is
+// the one the conversation is at.
+type Resumable interface {
+	Resume(answered int)
+}
+
 // Collect runs Generate and returns the final Response.
 func Collect(ctx context.Context, m Model, req *Request) (*Response, error) {
 	for c, err := range m.Generate(ctx, req) {

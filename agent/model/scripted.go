@@ -51,6 +51,16 @@ type Scripted struct {
 	mu       sync.Mutex
 	steps    []Step
 	requests []*Request
+	// skipped are steps answered before a resume (Resume).
+	skipped int
+}
+
+// Resume skips the first answered steps: a resumed task already has their
+// answers in its log (Resumable).
+func (s *Scripted) Resume(answered int) {
+	s.mu.Lock()
+	s.skipped += answered
+	s.mu.Unlock()
 }
 
 // NewScripted returns a Scripted model answering with steps in order.
@@ -69,7 +79,7 @@ func (s *Scripted) Requests() []*Request {
 func (s *Scripted) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return max(0, len(s.steps)-len(s.requests))
+	return max(0, len(s.steps)-s.skipped-len(s.requests))
 }
 
 // Generate answers req with the next step.
@@ -80,7 +90,7 @@ func (s *Scripted) Generate(ctx context.Context, req *Request) iter.Seq2[*Chunk,
 			return
 		}
 		s.mu.Lock()
-		n := len(s.requests)
+		n := s.skipped + len(s.requests)
 		// Record a copy: the runtime may reuse the request's slices for the
 		// next call, and tests must see what was sent at the time.
 		s.requests = append(s.requests, cloneRequest(req))

@@ -27,6 +27,11 @@ type Tool struct {
 	// text the model reads, or an error; errors are reported to the model
 	// as tool errors, so they must say what went wrong.
 	Call func(ctx context.Context, args json.RawMessage) (string, error)
+	// Idempotent marks a tool whose call may run twice with the same
+	// effect (a read, a write of given content). A call in flight when a
+	// task stopped is run again on resume only when its tool is
+	// idempotent; otherwise the model is told it was interrupted.
+	Idempotent bool
 }
 
 // SchemaFor returns the JSON Schema of a parameter type. Byte slices are

@@ -1,0 +1,187 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+)
+
+// recorder passes calls to a model and keeps each answer, in order.
+type recorder struct {
+	m       model.Model
+	answers []answer
+}
+
+type answer struct {
+	resp *model.Response
+	err  error
+}
+
+func (r *recorder) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		resp, err := model.Collect(ctx, r.m, req)
+		r.answers = append(r.answers, answer{resp, err})
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		yield(&model.Chunk{Response: resp}, nil)
+	}
+}
+
+// playback answers with recorded answers, in order: the same model for a
+// resumed run (it is Resumable, so it skips what the log answered).
+type playback struct {
+	mu      sync.Mutex
+	answers []answer
+	next    int
+}
+
+func (p *playback) Resume(answered int) { p.mu.Lock(); p.next += answered; p.mu.Unlock() }
+
+func (p *playback) Generate(_ context.Context, _ *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		p.mu.Lock()
+		n := p.next
+		p.next++
+		p.mu.Unlock()
+		if n >= len(p.answers) {
+			yield(nil, skilld.Errorf(skilld.EINVALID, "playback: call %d, but only %d were recorded", n+1, len(p.answers)))
+			return
+		}
+		a := p.answers[n]
+		if a.err != nil {
+			yield(nil, a.err)
+			return
+		}
+		yield(&model.Chunk{Response: a.resp}, nil)
+	}
+}
+
+// TestResumeAnywhere runs random tasks (the context-invariant generator:
+// activations, Go skills with state, compaction, both placements), then
+// stops each one after every k-th entry of its log and resumes it from
+// there. A resumed run must write exactly the log the uninterrupted run
+// wrote, entry for entry and byte for byte, apart from the task.resumed
+// marker — which proves the state it rebuilt is the state it had — and
+// must call the model only for the answers the log did not hold.
+// SKILLD_RESUME_TASKS sets how many tasks (default 300); SKILLD_RESUME_SEED
+// replays one.
+func TestResumeAnywhere(t *testing.T) {
+	n := 300
+	if v, err := strconv.Atoi(os.Getenv("SKILLD_RESUME_TASKS")); err == nil {
+		n = v
+	}
+	first := uint64(1)
+	if v, err := strconv.ParseUint(os.Getenv("SKILLD_RESUME_SEED"), 10, 64); err == nil {
+		first, n = v, 1
+	}
+	const chunks = 4
+	for c := range uint64(chunks) {
+		t.Run(fmt.Sprint("chunk", c), func(t *testing.T) {
+			t.Parallel()
+			failed := 0
+			for seed := first + c; seed < first+uint64(n) && failed < 3; seed += chunks {
+				if err := resumeEverywhere(t, seed); err != nil {
+					failed++
+					t.Errorf("seed %d (replay with SKILLD_RESUME_SEED=%d): %v", seed, seed, err)
+				}
+			}
+		})
+	}
+}
+
+func resumeEverywhere(t *testing.T, seed uint64) error {
+	p, cfg, history := randomSetup(t, seed)
+	rec := &recorder{m: cfg.Model}
+	outputs := &agent.MemoryOutputs{} // outlives a restart, as the blob store does
+	cfg.Model, cfg.Outputs = rec, outputs
+	for _, tl := range cfg.Tools {
+		tl.Idempotent = true // emit: in flight at the stop, it runs again
+	}
+	full := &agent.MemoryLog{}
+	cfg.Log = full
+	task := agent.Task{ID: "t", Input: "Do the task.", History: history}
+	if err := drain(cfg, task); err != nil {
+		return fmt.Errorf("first run: %w", err)
+	}
+	if p.err != nil {
+		return nil // the invariant test reports these
+	}
+	want := full.Entries()
+	rng := rand.New(rand.NewPCG(seed, 42))
+	cuts := []int{1, len(want) - 1}
+	for range 6 {
+		cuts = append(cuts, 1+rng.IntN(len(want)-1))
+	}
+	for _, k := range cuts {
+		_, rcfg, _ := randomSetup(t, seed) // fresh skills and Go skill state
+		for _, tl := range rcfg.Tools {
+			tl.Idempotent = true
+		}
+		pb := &playback{answers: rec.answers}
+		log := agent.NewMemoryLog(want[:k])
+		rcfg.Model, rcfg.Outputs, rcfg.Log = pb, outputs, log
+		resumed := task
+		resumed.Resume = want[:k]
+		if err := drain(rcfg, resumed); err != nil {
+			return fmt.Errorf("resumed after entry %d: %w", k, err)
+		}
+		got := withoutMarkers(log.Entries())
+		if err := sameLog(got, want); err != nil {
+			return fmt.Errorf("resumed after entry %d of %d: %w", k, len(want), err)
+		}
+		if pb.next != len(rec.answers) {
+			return fmt.Errorf("resumed after entry %d: the model was asked %d times in all, the first run %d", k, pb.next, len(rec.answers))
+		}
+	}
+	return nil
+}
+
+func drain(cfg agent.Config, task agent.Task) error {
+	a, err := agent.New(cfg)
+	if err != nil {
+		return err
+	}
+	for _, err := range a.Run(context.Background(), task) {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func withoutMarkers(es []agent.LogEntry) []agent.LogEntry {
+	var out []agent.LogEntry
+	for _, e := range es {
+		if e.Kind == agent.KindEvent && bytes.Contains(e.Payload, []byte(`"type":"`+agent.EventTaskResumed+`"`)) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func sameLog(got, want []agent.LogEntry) error {
+	for i := range max(len(got), len(want)) {
+		switch {
+		case i >= len(got):
+			return fmt.Errorf("the resumed log ends at %d entries; the first run's goes on with %s %s", len(got), want[i].Kind, want[i].Payload)
+		case i >= len(want):
+			return fmt.Errorf("the resumed log has more than %d entries: %s %s", len(want), got[i].Kind, got[i].Payload)
+		case got[i].Kind != want[i].Kind || !bytes.Equal(got[i].Payload, want[i].Payload):
+			return fmt.Errorf("entry %d differs:\n got %s %.300s\nwant %s %.300s", i+1, got[i].Kind, got[i].Payload, want[i].Kind, want[i].Payload)
+		}
+	}
+	return nil
+}
