@@ -43,7 +43,8 @@ type Provider interface {
 	// and how, as detected on this machine.
 	Info() Info
 	// Create makes a new, empty sandbox. An ID already in use is
-	// ECONFLICT; a failure leaves nothing behind.
+	// ECONFLICT (unless CreateParams.Reopen); a failure leaves nothing
+	// behind.
 	Create(ctx context.Context, p CreateParams) (Sandbox, error)
 }
 
@@ -63,6 +64,11 @@ type CreateParams struct {
 	// Limits are the defaults for every Exec; zero fields take the
 	// provider's defaults.
 	Limits Limits
+	// Reopen takes over the sandbox of this ID if it exists — its
+	// workspace files as the task left them — instead of refusing it: a
+	// task resumed after a restart goes on in its own folder. Placed
+	// skills are not kept: the task places them again.
+	Reopen bool
 }
 
 // Sandbox is one task's sandbox. Methods are safe for concurrent use.

@@ -178,7 +178,7 @@ func (p *Provider) Create(_ context.Context, c sandbox.CreateParams) (sandbox.Sa
 	if err := sandbox.CheckEnv(c.Env); err != nil {
 		return nil, err
 	}
-	f, err := hostfs.NewFolder(Name, p.cfg.Root, c.ID)
+	f, err := hostfs.NewFolder(Name, p.cfg.Root, c.ID, c.Reopen)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,9 @@ func (p *Provider) Create(_ context.Context, c sandbox.CreateParams) (sandbox.Sa
 		// every file the tools create in it.
 		f.Owner = &hostfs.Owner{UID: p.uid, GID: p.gid}
 		if err := os.Chown(f.Workspace, p.uid, p.gid); err != nil {
-			f.Destroy(context.Background())
+			if !c.Reopen {
+				f.Destroy(context.Background())
+			}
 			return nil, fmt.Errorf("bwrap: creating the sandbox: %w", err)
 		}
 	}

@@ -57,6 +57,7 @@ func Run(t *testing.T, o Options) {
 			{"Place", s.place},
 			{"PathsStayInside", s.pathsStayInside},
 			{"CreateAndDestroy", s.createAndDestroy},
+			{"Reopen", s.reopen},
 			{"DestroyStopsCommands", s.destroyStopsCommands},
 			{"PlacedCopiesAreTheirOwn", s.placedCopiesAreTheirOwn},
 			{"ConcurrentSandboxesApart", s.concurrentApart},
@@ -362,6 +363,40 @@ func (s *suite) pathsStayInside(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(secret); string(b) != "host secret" {
 		t.Errorf("the link's target changed: %q", b)
+	}
+}
+
+// reopen: a task resumed after a restart takes over its sandbox, with the
+// files it wrote; skills are placed again. Without Reopen the ID is taken;
+// Reopen of an ID never used creates the sandbox.
+func (s *suite) reopen(t *testing.T) {
+	id := "t-" + random()
+	first := s.create(t, sandbox.CreateParams{ID: id})
+	mustExec(t, first, "mkdir -p out && echo kept > out/result.txt", sandbox.Limits{})
+	dir := sandbox.SkillsDir + "/probe-12345678"
+	pkg := skillPackage(t, "reopened")
+	if err := first.Place(t.Context(), dir, pkg); err != nil {
+		t.Fatal(err)
+	}
+	// The process that had it is gone: nothing destroys it.
+	_, err := s.Provider.Create(t.Context(), sandbox.CreateParams{ID: id})
+	wantCode(t, err, skilld.ECONFLICT)
+	again, err := s.Provider.Create(t.Context(), sandbox.CreateParams{ID: id, Reopen: true})
+	if err != nil {
+		t.Fatalf("Reopen: %v", err)
+	}
+	if b, err := again.ReadFile(t.Context(), "out/result.txt", 100); err != nil || string(b) != "kept\n" {
+		t.Errorf("the reopened sandbox lost the task's file: %q, %v", b, err)
+	}
+	if err := again.Place(t.Context(), dir, pkg); err != nil {
+		t.Fatalf("placing again after Reopen: %v", err)
+	}
+	if res := mustExec(t, again, "sh "+dir+"/scripts/run.sh && cat out/result.txt", sandbox.Limits{}); res.ExitCode != 0 || string(res.Output) != "reopened\nkept\n" {
+		t.Errorf("after Reopen: %d %q", res.ExitCode, res.Output)
+	}
+	fresh := s.create(t, sandbox.CreateParams{ID: "t-" + random(), Reopen: true})
+	if list, err := fresh.List(t.Context(), "."); err != nil || len(list) != 1 || list[0].Path != sandbox.SkillsDir {
+		t.Errorf("Reopen of a new ID: %+v, %v", list, err)
 	}
 }
 

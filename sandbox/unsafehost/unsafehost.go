@@ -89,7 +89,7 @@ func (p *Provider) Create(_ context.Context, c sandbox.CreateParams) (sandbox.Sa
 	if err := sandbox.CheckEnv(c.Env); err != nil {
 		return nil, err
 	}
-	f, err := hostfs.NewFolder(Name, p.root, c.ID)
+	f, err := hostfs.NewFolder(Name, p.root, c.ID, c.Reopen)
 	if err != nil {
 		return nil, err
 	}

@@ -27,16 +27,32 @@ type Folder struct {
 }
 
 // NewFolder creates <root>/<id>/workspace/skills. An ID in use is
-// ECONFLICT; on any failure nothing is left.
-func NewFolder(provider, root, id string) (*Folder, error) {
+// ECONFLICT, unless reopen is set: then an existing sandbox folder is
+// taken over with its files (a task resumed after a restart). On any
+// failure nothing new is left.
+func NewFolder(provider, root, id string, reopen bool) (*Folder, error) {
 	dir := filepath.Join(root, id)
+	f := &Folder{View: &View{Workspace: filepath.Join(dir, "workspace")}, provider: provider, id: id, dir: dir}
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		if errors.Is(err, fs.ErrExist) {
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s: creating the sandbox: %w", provider, err)
+		}
+		if !reopen {
 			return nil, skilld.Errorf(skilld.ECONFLICT, "sandbox %q exists", id)
 		}
-		return nil, fmt.Errorf("%s: creating the sandbox: %w", provider, err)
+		// Only a real folder with a real workspace in it is taken over,
+		// never a link somewhere else.
+		if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
+			return nil, skilld.Errorf(skilld.ECONFLICT, "sandbox %q exists and is not a sandbox folder", id)
+		}
+		if info, err := os.Lstat(f.Workspace); err == nil && info.IsDir() {
+			return f, nil
+		}
+		if err := os.Mkdir(f.Workspace, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s: reopening the sandbox: %w", provider, err)
+		}
+		return f, nil
 	}
-	f := &Folder{View: &View{Workspace: filepath.Join(dir, "workspace")}, provider: provider, id: id, dir: dir}
 	if err := os.MkdirAll(filepath.Join(f.Workspace, sandbox.SkillsDir), 0o755); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: creating the sandbox: %w", provider, err)
