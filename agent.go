@@ -23,6 +23,10 @@ type AgentConfig struct {
 	Tools       ToolPolicy      `json:"tools"`
 	Context     ContextSettings `json:"context"`
 	Sandbox     SandboxSettings `json:"sandbox"`
+	// Timeout is how long one task of the agent may run, from its start
+	// (restarts included), as a Go duration such as "30m"; at most 24h.
+	// Empty takes the server's default (skilld serve --task-timeout).
+	Timeout string `json:"timeout,omitempty"`
 }
 
 // SandboxSettings shape the sandbox a task's commands run in.

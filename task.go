@@ -34,11 +34,14 @@ type Task struct {
 	Config      json.RawMessage `json:"config,omitempty"`
 	Error       string          `json:"error,omitempty"`
 	LastSeq     int64           `json:"last_seq"`
-	CreatedBy   string          `json:"created_by,omitempty"`
-	CreatedAt   time.Time       `json:"created_at"`
-	UpdatedAt   time.Time       `json:"updated_at"`
-	StartedAt   *time.Time      `json:"started_at,omitempty"`
-	FinishedAt  *time.Time      `json:"finished_at,omitempty"`
+	// QueuePosition is a queued task's place in line on the server that
+	// will run it, from 1 (absent when not known or not queued).
+	QueuePosition int        `json:"queue_position,omitempty"`
+	CreatedBy     string     `json:"created_by,omitempty"`
+	CreatedAt     time.Time  `json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+	StartedAt     *time.Time `json:"started_at,omitempty"`
+	FinishedAt    *time.Time `json:"finished_at,omitempty"`
 }
 
 // TaskLogEntry is one record of a task's append-only log: a message or an

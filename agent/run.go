@@ -357,8 +357,8 @@ func (r *run) main(ctx context.Context) {
 	r.addMessage(ctx, model.Message{Role: model.RoleUser, Content: r.task.Input}, "")
 
 	for iter := 1; iter <= r.cfg.MaxIterations && !r.stopped; iter++ {
-		if err := ctx.Err(); err != nil {
-			r.finish(ctx, skilld.Errorf(skilld.EUNAVAILABLE, "task cancelled: %v", err))
+		if ctx.Err() != nil {
+			r.finish(ctx, skilld.Errorf(skilld.EUNAVAILABLE, "task stopped: %v", context.Cause(ctx)))
 			return
 		}
 		req, raw, err := r.fit(ctx)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/policy"
@@ -22,6 +23,9 @@ type AgentParams struct {
 	Config skilld.AgentConfig `json:"config" jsonschema:"instruction, model, tool policy and context settings"`
 	Skills []AgentSkillRef    `json:"skills,omitempty" jsonschema:"skills attached to the agent"`
 }
+
+// MaxTaskTimeout is the longest an agent's task may be allowed to run.
+const MaxTaskTimeout = 24 * time.Hour
 
 // CreateAgent stores an agent configuration (members and up).
 func (s *Service) CreateAgent(ctx context.Context, a Actor, p AgentParams) (*skilld.Agent, error) {
@@ -85,6 +89,11 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 	}
 	if err := checkText("config.instruction", c.Instruction); err != nil {
 		return err
+	}
+	if c.Timeout != "" {
+		if d, err := time.ParseDuration(c.Timeout); err != nil || d < time.Second || d > MaxTaskTimeout {
+			return invalidField("config.timeout", "timeout must be a duration from 1s to %s, such as 30m, not %q", MaxTaskTimeout, c.Timeout)
+		}
 	}
 	switch c.Context.Placement {
 	case "", "transcript", "context":

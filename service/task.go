@@ -23,6 +23,7 @@ type Snapshot struct {
 	Model       string                 `json:"model"`
 	Context     skilld.ContextSettings `json:"context"`
 	Sandbox     skilld.SandboxSettings `json:"sandbox"`
+	Timeout     string                 `json:"timeout,omitempty"`
 	Skills      []SnapshotSkill        `json:"skills"`
 	// Tools are the tool policies that merge into the run's effective
 	// policy, workspace first.
@@ -102,8 +103,8 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 	}
 	snap := &Snapshot{
 		AgentID: ag.ID, AgentName: ag.Name, Instruction: ag.Config.Instruction, Model: ag.Config.Model, Context: ag.Config.Context, Sandbox: ag.Config.Sandbox,
-		Skills: []SnapshotSkill{},
-		Tools:  []policy.Level{{Name: "workspace", Policy: pol.Tools}, {Name: "agent", Policy: ag.Config.Tools}},
+		Timeout: ag.Config.Timeout, Skills: []SnapshotSkill{},
+		Tools: []policy.Level{{Name: "workspace", Policy: pol.Tools}, {Name: "agent", Policy: ag.Config.Tools}},
 	}
 	for _, att := range ag.Skills {
 		sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: workspaceID, ID: att.SkillID})
@@ -150,7 +151,18 @@ func (s *Service) GetTask(ctx context.Context, a Actor, p GetTaskParams) (*skill
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	return s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: p.ID})
+	t, err := s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: p.ID})
+	if err == nil {
+		s.position(t)
+	}
+	return t, err
+}
+
+// position fills in a queued task's place in line.
+func (s *Service) position(t *skilld.Task) {
+	if q, ok := s.exec.(Queue); ok && t.Status == skilld.TaskQueued {
+		t.QueuePosition = q.Position(t.ID)
+	}
 }
 
 type ListTasksParams struct {
@@ -190,6 +202,7 @@ func (s *Service) ListTasks(ctx context.Context, a Actor, p ListTasksParams) (*T
 	}
 	for _, t := range items {
 		t.Config = nil // lists stay small; GetTask has the snapshot
+		s.position(t)
 	}
 	return &TaskPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}, err
 }

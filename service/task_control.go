@@ -20,6 +20,12 @@ type Executor interface {
 	Decide(ctx context.Context, taskID, callID string, approved bool) error
 }
 
+// Queue is implemented by executors that keep started tasks waiting for a
+// place: Position is a task's place in line, from 1, or 0.
+type Queue interface {
+	Position(taskID string) int
+}
+
 // SetExecutor connects the executor that runs started tasks. Without one,
 // tasks stay queued.
 func (s *Service) SetExecutor(e Executor) { s.exec = e }

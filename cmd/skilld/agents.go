@@ -24,16 +24,17 @@ func agentsCommands() []command {
 
 // agentFlags are the flags create and update share.
 type agentFlags struct {
-	instruction, model string
-	window             int
-	context            contextFlags
-	skills, items      stringList
+	instruction, model, timeout string
+	window                      int
+	context                     contextFlags
+	skills, items               stringList
 }
 
 func (f *agentFlags) register(c *apiCmd) {
 	c.fs.StringVar(&f.instruction, "instruction", "", "the agent's instruction")
 	c.fs.StringVar(&f.model, "model", "", "the model the agent uses")
 	c.fs.IntVar(&f.window, "context-window", 0, "the model's context window in tokens (needed unless the model is in the known table)")
+	c.fs.StringVar(&f.timeout, "timeout", "", "how long one task may run, such as 30m (default: the server's --task-timeout)")
 	f.context.register(c.fs)
 	c.fs.Var(&f.skills, "skill", "attach a workspace skill, as ID or ID@VERSION to pin it; repeatable")
 	c.fs.Var(&f.items, "item", "attach a catalog item (installed first), as REGISTRY/NAME or REGISTRY/NAME@VERSION; repeatable")
@@ -67,7 +68,7 @@ func (f *agentFlags) refs(c *apiCmd) ([]service.AgentSkillRef, bool) {
 }
 
 func runAgentsCreate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--context-window N] [--placement P] [--max-loaded N]\n"+
+	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--context-window N] [--timeout D] [--placement P] [--max-loaded N]\n"+
 		"    [--max-messages N] [--compaction on|off] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
 	var f agentFlags
 	f.register(c)
@@ -81,7 +82,7 @@ func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 	if err := f.context.check(); err != nil {
 		return usageErrorf(c.fs, "%s", errorText(err))
 	}
-	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Context: skilld.ContextSettings{Window: f.window}}, Skills: refs}
+	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Timeout: f.timeout, Context: skilld.ContextSettings{Window: f.window}}, Skills: refs}
 	f.context.apply(given(c.fs), &p.Config.Context)
 	var ag skilld.Agent
 	if !c.call(ctx, "agents.create", p, &ag) {
@@ -94,7 +95,7 @@ func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 // are edited into the agent's current config (the API replaces the config
 // as a whole), and --skill/--item replace the attached skills.
 func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "agents update", "ID [--name NAME] [--instruction TEXT] [--model MODEL] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
+	c := newAPICmd(e, "agents update", "ID [--name NAME] [--instruction TEXT] [--model MODEL] [--timeout D] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
 	var f agentFlags
 	f.register(c)
 	name := c.fs.String("name", "", "new name")
@@ -113,7 +114,7 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 	if set("name") {
 		p.Name = name
 	}
-	if set("instruction") || set("model") || set("context-window") || set("placement") || set("max-loaded") || set("max-messages") || set("compaction") {
+	if set("instruction") || set("model") || set("timeout") || set("context-window") || set("placement") || set("max-loaded") || set("max-messages") || set("compaction") {
 		var cur skilld.Agent
 		if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: p.AgentRef}, &cur) {
 			return exitFailure
@@ -124,6 +125,9 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 		}
 		if set("model") {
 			cfg.Model = f.model
+		}
+		if set("timeout") {
+			cfg.Timeout = f.timeout
 		}
 		if set("context-window") {
 			cfg.Context.Window = f.window

@@ -76,3 +76,18 @@ type secretValue struct{ p *string }
 
 func (v secretValue) String() string     { return "" }
 func (v secretValue) Set(s string) error { *v.p = s; return nil }
+
+// envFlags sets flags from the environment variables named for them, so
+// that a deployment sets them once; a command-line flag still wins, being
+// parsed after. It returns what was wrong with a variable, naming it.
+func envFlags(fs *flag.FlagSet, vars map[string]string) error {
+	var errs []error
+	for name, env := range vars {
+		if v := os.Getenv(env); v != "" {
+			if err := fs.Set(name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %v", env, v, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

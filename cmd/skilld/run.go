@@ -321,7 +321,7 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 			return "", err
 		}
 	}
-	done, err := newExecutor(svc, db, blobs, sbx, nil, m, f.sandbox.network, false).Run(ctx, task, opts)
+	done, err := newExecutor(svc, db, blobs, sbx, nil, m, execOptions{network: f.sandbox.network}).Run(ctx, task, opts)
 	if err != nil {
 		return "", err
 	}

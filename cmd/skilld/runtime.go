@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/skilld/skilld"
+	"time"
 
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
@@ -42,13 +43,21 @@ func (m *models) counter(ref string) (agent.Counter, error) {
 	return m.tokens.ForModel(ref, m.encoding)
 }
 
+// execOptions are the executor settings of serve and run.
+type execOptions struct {
+	network, keep bool
+	maxRunning    int
+	taskTimeout   time.Duration
+}
+
 // newExecutor builds the local executor the server and `skilld run` share.
 // sbx is nil when no sandbox could be opened; sbErr then says why, and
 // tasks are refused with it.
-func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, sbx *sandboxes, sbErr error, m *models, network, keep bool) *executor.Local {
+func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, sbx *sandboxes, sbErr error, m *models, o execOptions) *executor.Local {
 	cfg := executor.Config{
-		Service: svc, DB: db, Blobs: blobs, SandboxError: sbErr, AllowNetwork: network, KeepSandboxes: keep,
+		Service: svc, DB: db, Blobs: blobs, SandboxError: sbErr, AllowNetwork: o.network, KeepSandboxes: o.keep,
 		OpenModel: m.open, Tokenizer: m.counter, Window: model.ContextWindow,
+		MaxRunning: o.maxRunning, TaskTimeout: o.taskTimeout,
 	}
 	if sbx != nil {
 		cfg.Sandboxes = sbx.Provider

@@ -50,13 +50,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"answer 408 and close the connection when a request body sends nothing for this long (env SKILLD_BODY_IDLE_TIMEOUT)")
 	inFlight := fs.Int64("max-body-bytes-in-flight", httpapi.DefaultMaxBodyBytesInFlight,
 		fmt.Sprintf("bytes of request bodies read at once across all requests; at least %d, one archive upload\n(env SKILLD_MAX_BODY_BYTES_IN_FLIGHT)", httpapi.MaxArchiveBody))
-	for name, env := range map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT"} {
-		if v := os.Getenv(env); v != "" {
-			if err := fs.Set(name, v); err != nil {
-				return usageErrorf(fs, "%s=%q: %v", env, v, err)
-			}
-		}
-	}
+	envErr := envFlags(fs, map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT"})
+	var tf taskFlags
+	tf.register(fs)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -64,7 +60,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) > 0 {
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
 	}
-	if err := sbf.check(); err != nil {
+	if err := errors.Join(envErr, sbf.check(), tf.check()); err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
 	switch {
@@ -99,13 +95,17 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		defer sbx.close()
 		fmt.Fprintln(e.stderr, describe(sbx.Info()))
 	}
-	exec := newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"}, sbf.network, *keep)
+	exec := newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
+		execOptions{network: sbf.network, keep: *keep, maxRunning: tf.maxRunning, taskTimeout: tf.taskTimeout})
+	svc.SetExecutor(exec)
 	if err := exec.Recover(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
-	svc.SetExecutor(exec)
-	defer exec.Shutdown()
+	defer func() {
+		fmt.Fprintf(e.stderr, "skilld: letting running tasks finish for up to %s; the rest resume at the next start\n", tf.shutdownTimeout)
+		exec.Drain(tf.shutdownTimeout)
+	}()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)

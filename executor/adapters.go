@@ -1,0 +1,98 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/store"
+)
+
+// taskLog is the store's task log as the runtime's Log.
+type taskLog struct {
+	db     store.Store
+	taskID string
+}
+
+func (g taskLog) Append(ctx context.Context, kind string, payload json.RawMessage) (int64, time.Time, error) {
+	e, err := g.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: g.taskID, Kind: kind, Payload: payload})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return e.Seq, e.CreatedAt, nil
+}
+
+// taskOutputs keeps a task's large tool outputs in the blob store and
+// records each as the task's, so that read_tool_output of one task opens
+// only its own outputs (a digest alone opens nothing), and so that the
+// blobs count as referenced while the task exists.
+type taskOutputs struct {
+	blobs  blob.Store
+	db     store.Store
+	taskID string
+}
+
+func (o taskOutputs) Put(ctx context.Context, text string) (string, error) {
+	id, err := agent.BlobOutputs{Blobs: o.blobs}.Put(ctx, text)
+	if err != nil {
+		return "", err
+	}
+	return id, o.db.TaskOutputAdd(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id})
+}
+
+func (o taskOutputs) Get(ctx context.Context, id string) (string, error) {
+	ok, err := o.db.TaskOutputExists(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id})
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", skilld.Errorf(skilld.ENOTFOUND, "no stored output %q in this task", id)
+	}
+	return agent.BlobOutputs{Blobs: o.blobs}.Get(ctx, id)
+}
+
+// approver pauses a task until someone decides through the API. While it
+// waits the task gives its place in the pool up, so tasks waiting for
+// people do not hold back the others; it gets it back, ahead of the queue,
+// to go on.
+type approver struct{ l *Local }
+
+func (a approver) Approve(ctx context.Context, req agent.ApprovalRequest) (bool, error) {
+	ch := make(chan bool, 1)
+	a.l.mu.Lock()
+	r := a.l.running[req.TaskID]
+	if r != nil {
+		r.pending[req.CallID] = ch
+	}
+	a.l.mu.Unlock()
+	if r == nil {
+		return false, errors.New("the task is not running here")
+	}
+	db := a.l.cfg.DB
+	if _, err := db.TaskUpdate(ctx, &store.TaskUpdateParams{ID: req.TaskID, Status: skilld.TaskWaitingForApproval}); err != nil {
+		return false, err
+	}
+	a.l.notify(req.TaskID)
+	if r.held != nil {
+		a.l.leave(r.held)
+	}
+	var ok bool
+	select {
+	case ok = <-ch:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	if r.held != nil {
+		if err := a.l.rejoin(ctx, r.held); err != nil {
+			return false, err
+		}
+	}
+	if _, err := db.TaskUpdate(context.WithoutCancel(ctx), &store.TaskUpdateParams{ID: req.TaskID, Status: skilld.TaskRunning}); err != nil {
+		return false, err
+	}
+	return ok, nil
+}

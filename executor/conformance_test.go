@@ -1,0 +1,68 @@
+package executor_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/blob/fsblob"
+	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/executor/executortest"
+	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+// TestConformance runs the executor suite on the local executor, over
+// SQLite and PostgreSQL. A restart is Shutdown — every running task
+// suspended where it is — and a new executor over the same storage and
+// sandboxes, whose Recover picks the tasks up.
+func TestConformance(t *testing.T) {
+	for _, d := range storetest.Drivers(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			executortest.Run(t, func(t *testing.T, m *executortest.Model, o executortest.Options) *executortest.Env {
+				return localEnv(t, d.Open, m, o)
+			})
+		})
+	}
+}
+
+func localEnv(t *testing.T, open storetest.Opener, m *executortest.Model, o executortest.Options) *executortest.Env {
+	db := open(t)
+	blobs, err := fsblob.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(db, blobs, nil, service.Config{})
+	sbx, sbCfg := bwraptest.New(t)
+	newExec := func() *executor.Local {
+		return executor.New(executor.Config{Service: svc, DB: db, Blobs: blobs, Sandboxes: sbx, MaxRunning: o.MaxRunning,
+			OpenModel: func(ref string) (model.Model, string, error) { return m, strings.TrimPrefix(ref, "test:"), nil },
+			Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
+			Window:    func(string) (int, bool) { return 100000, true },
+		})
+	}
+	exec := newExec()
+	svc.SetExecutor(exec)
+	t.Cleanup(func() { exec.Shutdown() })
+	secret, err := svc.Bootstrap(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	actor, err := svc.Authenticate(t.Context(), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &executortest.Env{Service: svc, Actor: actor, Queue: true,
+		Workspace: func(id string) string { return filepath.Join(sbCfg.Root, id, "workspace") },
+		Restart: func(t *testing.T) {
+			exec.Shutdown()
+			exec = newExec()
+			svc.SetExecutor(exec)
+			if err := exec.Recover(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}}
+}

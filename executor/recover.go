@@ -1,0 +1,74 @@
+package executor
+
+import (
+	"context"
+	"slices"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+// Recover picks up the tasks a previous process left: those that were
+// running or waiting for approval are resumed from their logs, ahead of
+// the queued ones, which start in the order they were created. Call it
+// once, at start, before the server takes requests.
+func (l *Local) Recover(ctx context.Context) error {
+	if err := l.Ready(); err != nil {
+		// They would only fail here; a start that can run them resumes them.
+		l.cfg.Logger.Warn("tasks left by a previous run are not resumed", "reason", skilld.ErrorMessage(err))
+		return nil
+	}
+	var resume, queued []*skilld.Task
+	for off := 0; ; off += store.MaxPageSize {
+		ws, err := l.cfg.DB.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: store.MaxPageSize, Offset: off}})
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			for _, st := range []skilld.TaskStatus{skilld.TaskRunning, skilld.TaskWaitingForApproval, skilld.TaskQueued} {
+				tasks, err := l.tasksIn(ctx, w.ID, st)
+				if err != nil {
+					return err
+				}
+				if st == skilld.TaskQueued {
+					queued = append(queued, tasks...)
+				} else {
+					resume = append(resume, tasks...)
+				}
+			}
+		}
+		if len(ws) < store.MaxPageSize {
+			break
+		}
+	}
+	byAge := func(a, b *skilld.Task) int { return a.CreatedAt.Compare(b.CreatedAt) }
+	slices.SortFunc(resume, byAge)
+	slices.SortFunc(queued, byAge)
+	if len(resume)+len(queued) > 0 {
+		l.cfg.Logger.Info("recovering tasks", "resumed", len(resume), "queued", len(queued))
+	}
+	for _, t := range resume {
+		l.enqueue(t, true)
+	}
+	for _, t := range queued {
+		l.enqueue(t, false)
+	}
+	return nil
+}
+
+// tasksIn lists every task of a workspace in a status, snapshots
+// included. All pages are read before any task changes status, which
+// would shift the pages.
+func (l *Local) tasksIn(ctx context.Context, workspaceID string, st skilld.TaskStatus) ([]*skilld.Task, error) {
+	var out []*skilld.Task
+	for off := 0; ; off += store.MaxPageSize {
+		tasks, _, err := l.cfg.DB.TaskList(ctx, &store.TaskListParams{WorkspaceID: workspaceID, Status: st, Page: store.Page{Limit: store.MaxPageSize, Offset: off}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tasks...)
+		if len(tasks) < store.MaxPageSize {
+			return out, nil
+		}
+	}
+}

@@ -1,0 +1,306 @@
+package executor
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/internal/outage"
+	"github.com/skilld/skilld/policy"
+	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+)
+
+// execute runs a task that got a place in the pool: a queued one from its
+// start, a resumed one from its log.
+func (l *Local) execute(t *skilld.Task, resume bool, held *bool) {
+	ctx := context.Background()
+	if !resume {
+		if err := l.begin(ctx, t); err != nil {
+			if skilld.ErrorCode(err) != skilld.ECONFLICT { // ECONFLICT: cancelled while it waited
+				l.cfg.Logger.Error("starting a task", "task", t.ID, "err", err)
+			}
+			return
+		}
+	}
+	runCtx, cancel := l.register(ctx, t)
+	defer cancel(nil)
+	l.mu.Lock()
+	l.running[t.ID].held = held
+	l.mu.Unlock()
+	l.run(runCtx, t, RunOptions{})
+}
+
+// begin moves a queued task to running.
+func (l *Local) begin(ctx context.Context, t *skilld.Task) error {
+	now := time.Now().UTC()
+	got, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskRunning, StartedAt: &now})
+	if err != nil {
+		return err
+	}
+	*t = *got
+	return nil
+}
+
+// register makes the run's context — cancelled by Cancel (errCancelled),
+// by Drain (agent.ErrSuspended) or by its deadline (errTimedOut), counted
+// from the task's start so that a restart does not extend it — and
+// registers the run so that Cancel and Decide reach it. The returned
+// function ends both.
+func (l *Local) register(parent context.Context, t *skilld.Task) (context.Context, context.CancelCauseFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	start := time.Now()
+	if t.StartedAt != nil {
+		start = *t.StartedAt
+	}
+	ctx, stop := context.WithDeadlineCause(ctx, start.Add(l.timeout(t)), errTimedOut)
+	l.mu.Lock()
+	l.running[t.ID] = &running{cancel: cancel, pending: map[string]chan bool{}}
+	l.mu.Unlock()
+	return ctx, func(cause error) {
+		stop()
+		cancel(cause)
+		l.mu.Lock()
+		delete(l.running, t.ID)
+		l.mu.Unlock()
+	}
+}
+
+// timeout is how long the task may run: its agent's, or the executor's.
+func (l *Local) timeout(t *skilld.Task) time.Duration {
+	if snap, err := service.TaskSnapshot(t); err == nil && snap.Timeout != "" {
+		if d, err := time.ParseDuration(snap.Timeout); err == nil && d > 0 {
+			return d
+		}
+	}
+	return l.cfg.TaskTimeout
+}
+
+// run executes one task to its end, or until it is suspended.
+func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
+	status, msg := skilld.TaskFailed, ""
+	var sb sandbox.Sandbox
+	defer func() {
+		if p := recover(); p != nil {
+			status, msg = skilld.TaskFailed, fmt.Sprintf("internal error: %v", p)
+			l.cfg.Logger.Error("task panicked", "task", t.ID, "panic", p)
+		}
+		if agent.Suspended(ctx) {
+			// Stopped to be resumed: the status, the log and the sandbox
+			// stay as they are.
+			l.notify(t.ID)
+			return
+		}
+		switch cause := context.Cause(ctx); {
+		case status == skilld.TaskCompleted:
+		case errors.Is(cause, errTimedOut):
+			status, msg = skilld.TaskFailed, fmt.Sprintf("the task ran out of time: it may run for %s from its start (the agent's config.timeout, or the server's --task-timeout)", l.timeout(t))
+		case ctx.Err() != nil:
+			status, msg = skilld.TaskCancelled, "cancelled"
+		}
+		l.finish(context.WithoutCancel(ctx), t.ID, status, msg)
+		if sb != nil {
+			l.release(t.ID, sb, opts.KeepSandbox)
+		}
+		l.notify(t.ID)
+	}()
+	past, err := l.pastLog(ctx, t)
+	if err != nil {
+		msg = skilld.ErrorMessage(err)
+		return
+	}
+	if st, m, ended := ended(past); ended {
+		status, msg = st, m // it ended before its status was recorded
+		return
+	}
+	a, s, err := l.agentFor(ctx, t, opts)
+	sb = s
+	if sb != nil && opts.OnSandbox != nil {
+		opts.OnSandbox(sb)
+	}
+	if err != nil {
+		msg = skilld.ErrorMessage(err)
+		if skilld.ErrorCode(err) == skilld.EINTERNAL {
+			msg = err.Error()
+		}
+		l.logFailure(ctx, t.ID, err)
+		return
+	}
+	for ev, err := range a.Run(ctx, agent.Task{ID: t.ID, Input: t.Input, Resume: past}) {
+		if err != nil {
+			msg = "task log: " + err.Error()
+			return
+		}
+		l.notify(t.ID)
+		if opts.OnEvent != nil {
+			opts.OnEvent(ev)
+		}
+		switch ev.Type {
+		case agent.EventTaskCompleted:
+			status = skilld.TaskCompleted
+		case agent.EventTaskFailed:
+			msg, _ = ev.Data["error"].(string)
+		}
+	}
+}
+
+// pastLog reads what a task started before wrote to its log (nothing for
+// a task starting now).
+func (l *Local) pastLog(ctx context.Context, t *skilld.Task) ([]agent.LogEntry, error) {
+	var out []agent.LogEntry
+	for after := int64(0); ; {
+		var page []*skilld.TaskLogEntry
+		err := l.waitOut(ctx, "the task log", func(ctx context.Context) (err error) {
+			page, err = l.cfg.DB.TaskLogList(ctx, &store.TaskLogListParams{TaskID: t.ID, AfterSeq: after, Limit: logPage})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range page {
+			out = append(out, agent.LogEntry{Seq: e.Seq, Kind: e.Kind, Payload: e.Payload, Time: e.CreatedAt})
+		}
+		if len(page) < logPage {
+			return out, nil
+		}
+		after = page[len(page)-1].Seq
+	}
+}
+
+// logPage is how many log entries a resume reads at once.
+const logPage = 1000
+
+// ended reports whether a log already holds the task's end.
+func ended(log []agent.LogEntry) (skilld.TaskStatus, string, bool) {
+	if len(log) == 0 || log[len(log)-1].Kind != agent.KindEvent {
+		return "", "", false
+	}
+	var ev agent.Event
+	if json.Unmarshal(log[len(log)-1].Payload, &ev) != nil {
+		return "", "", false
+	}
+	switch ev.Type {
+	case agent.EventTaskCompleted:
+		return skilld.TaskCompleted, "", true
+	case agent.EventTaskFailed:
+		msg, _ := ev.Data["error"].(string)
+		return skilld.TaskFailed, msg, true
+	}
+	return "", "", false
+}
+
+// logFailure records why a task could not start, as the task.failed event
+// the runtime would have written.
+func (l *Local) logFailure(ctx context.Context, taskID string, err error) {
+	payload, _ := json.Marshal(agent.Event{Type: agent.EventTaskFailed, TaskID: taskID,
+		Data: map[string]any{"error": skilld.ErrorMessage(err), "code": skilld.ErrorCode(err), "detail": err.Error()}})
+	err = l.waitOut(ctx, "the task log", func(ctx context.Context) error {
+		_, err := l.cfg.DB.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: taskID, Kind: agent.KindEvent, Payload: payload})
+		return err
+	})
+	if err != nil {
+		l.cfg.Logger.Error("recording why a task failed", "task", taskID, "err", err, "cause", errors.Unwrap(err))
+	}
+}
+
+// waitOut runs a write that must outlive a short storage outage, detached
+// from the task's cancellation: the end of a task is recorded even when it
+// was cancelled.
+func (l *Local) waitOut(ctx context.Context, what string, fn func(context.Context) error) error {
+	return outage.WaitOut(context.WithoutCancel(ctx), l.cfg.StorageRetry, what, fn)
+}
+
+// finish records a task's end and lets its packages go.
+func (l *Local) finish(ctx context.Context, taskID string, status skilld.TaskStatus, msg string) {
+	now := time.Now().UTC()
+	if err := l.waitOut(ctx, "the task store", func(ctx context.Context) error {
+		_, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: status, Error: &msg, FinishedAt: &now})
+		return err
+	}); err != nil {
+		l.cfg.Logger.Error("recording the end of a task", "task", taskID, "err", err, "cause", errors.Unwrap(err))
+		return
+	}
+	if err := l.waitOut(ctx, "the task store", func(ctx context.Context) error { return l.cfg.Service.ReleaseTask(ctx, taskID) }); err != nil {
+		l.cfg.Logger.Error("releasing the packages of a task", "task", taskID, "err", err, "cause", errors.Unwrap(err))
+	}
+}
+
+// release removes a task's sandbox unless it is to be kept.
+func (l *Local) release(taskID string, sb sandbox.Sandbox, keep bool) {
+	if keep || l.cfg.KeepSandboxes {
+		return
+	}
+	if err := sb.Destroy(context.Background()); err != nil {
+		l.cfg.Logger.Error("removing a task's sandbox", "task", taskID, "err", err)
+	}
+}
+
+// agentFor builds the runtime for a task from its snapshot, with its
+// sandbox (returned for the caller to release, also when the agent could
+// not be built).
+func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions) (*agent.Agent, sandbox.Sandbox, error) {
+	snap, err := service.TaskSnapshot(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if snap.Sandbox.Network && !l.cfg.AllowNetwork {
+		return nil, nil, skilld.Errorf(skilld.EFORBIDDEN, "agent %q asks for network access in its sandbox (config.sandbox.network), which this server does not allow; start it with --sandbox-network to allow it", snap.AgentName)
+	}
+	m, name := opts.Model, opts.ModelName
+	if m == nil {
+		if snap.Model == "" {
+			return nil, nil, skilld.Errorf(skilld.EINVALID, "agent %q has no model; set config.model (for example openai:gpt-4o-mini)", snap.AgentName)
+		}
+		if m, name, err = l.cfg.OpenModel(snap.Model); err != nil {
+			return nil, nil, err
+		}
+	}
+	counter, err := l.cfg.Tokenizer(snap.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	window := cmp.Or(opts.Window, snap.Context.Window)
+	if window == 0 {
+		w, ok := l.cfg.Window(snap.Model)
+		if !ok {
+			return nil, nil, skilld.Errorf(skilld.EINVALID, "the context window of %q is not known; set config.context.window on agent %q", snap.Model, snap.AgentName)
+		}
+		window = w
+	}
+	env := make([]string, 0, len(snap.Sandbox.Env))
+	for k, v := range snap.Sandbox.Env {
+		env = append(env, k+"="+v)
+	}
+	slices.Sort(env)
+	// A resumed task goes on in its own sandbox, with its files.
+	sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: t.ID, Network: snap.Sandbox.Network, Env: env, Reopen: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the sandbox: %w", err)
+	}
+	info := l.cfg.Sandboxes.Info()
+	skills := make([]agent.Skill, len(snap.Skills))
+	for i, s := range snap.Skills {
+		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld}
+	}
+	var approve agent.Approver = approver{l}
+	if opts.Approver != nil {
+		approve = opts.Approver
+	}
+	a, err := agent.New(agent.Config{
+		Model: m, ModelName: name, Instruction: snap.Instruction, Window: window,
+		Skills: skills, Packages: l.cfg.Service.Packages(),
+		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
+		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
+		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
+		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
+		StorageRetry: l.cfg.StorageRetry,
+	})
+	return a, sb, err
+}
