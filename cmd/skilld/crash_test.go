@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
+)
+
+// crashScript is what every task of the crash test does: activate a skill,
+// run its script (which appends a line to count.txt: a side effect that
+// must happen at most once), write a file, read the count, answer. The
+// sleeps spread the steps out so that kills land everywhere.
+const crashScript = `[
+  {"tool_calls": [{"name": "activate_skill", "arguments": {"skill_name": "counter"}}]},
+  {"tool_calls": [{"name": "shell", "arguments": {"command": "sh skills/counter-*/scripts/count.sh; sleep 0.2"}}]},
+  {"tool_calls": [{"name": "write_file", "arguments": {"path": "note.txt", "content": "written"}}]},
+  {"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 0.2; cat count.txt"}}]},
+  {"text": "done"}
+]`
+
+// TestCrashResume: 50 tasks on a real server that is killed with SIGKILL
+// at random moments and restarted on the same data, again and again. Every
+// task completes; every log is gap-free; no model answer was asked for
+// twice; no tool call has two results; the counting script ran at most once
+// per task (its count.txt, in the kept sandbox, has at most one line); and
+// event streams that reconnect with Last-Event-ID across the kills see
+// every entry exactly once.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a server for a while; skipped in -short mode")
+	}
+	bwraptest.Require(t)
+	bin := filepath.Join(t.TempDir(), "skilld")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data := t.TempDir()
+	scriptFile := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(scriptFile, []byte(crashScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := &crashServer{t: t, bin: bin, data: data, addr: freeAddr(t)}
+	srv.start()
+	defer srv.kill()
+
+	srv.do("POST", "/v1/workspaces/default/skills", map[string]any{"files": map[string]string{
+		"SKILL.md":         "---\nname: counter\ndescription: Counts runs of its script.\n---\nRun scripts/count.sh.\n",
+		"scripts/count.sh": "#!/bin/sh\necho run >> count.txt\n",
+	}}, nil)
+	var ag struct{ ID string }
+	srv.do("POST", "/v1/workspaces/default/agents", map[string]any{"name": "crasher",
+		"config": map[string]any{"model": "scripted:" + scriptFile, "context": map[string]any{"window": 32000}},
+		"skills": []map[string]any{{"skill": "counter"}}}, &ag)
+	const n = 50
+	ids := make([]string, n)
+	for i := range ids {
+		var task struct{ ID string }
+		srv.do("POST", "/v1/workspaces/default/agents/"+ag.ID+"/tasks", map[string]any{"input": fmt.Sprint("task ", i)}, &task)
+		ids[i] = task.ID
+	}
+	// Five clients follow their task's stream across the kills.
+	var wg sync.WaitGroup
+	streams := make([][]int64, 5)
+	for i := range streams {
+		wg.Go(func() { streams[i] = srv.follow(ids[i]) })
+	}
+
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	kills := 0
+	for ; kills < 12 && !srv.allDone(ids); kills++ {
+		time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
+		srv.kill()
+		srv.start()
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for !srv.allDone(ids) {
+		if time.Now().After(deadline) {
+			t.Fatalf("tasks not finished 3 minutes after the last kill; server log:\n%s", srv.log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	wg.Wait()
+	t.Logf("%d kills", kills)
+
+	resumed := 0
+	for _, id := range ids {
+		resumed += srv.checkTask(id)
+	}
+	t.Logf("%d resumes", resumed)
+	if resumed == 0 {
+		t.Error("no task was resumed: the kills did not land while tasks ran")
+	}
+	for i, seqs := range streams {
+		var task struct {
+			LastSeq int64 `json:"last_seq"`
+		}
+		srv.do("GET", "/v1/workspaces/default/tasks/"+ids[i], nil, &task)
+		if int64(len(seqs)) != task.LastSeq {
+			t.Errorf("stream of task %s saw %d entries, the log has %d", ids[i], len(seqs), task.LastSeq)
+		}
+		for j, s := range seqs {
+			if s != int64(j+1) {
+				t.Errorf("stream of task %s: entry %d has seq %d (a gap or a repeat)", ids[i], j+1, s)
+				break
+			}
+		}
+	}
+}
+
+type crashServer struct {
+	t    *testing.T
+	bin  string
+	data string
+	addr string
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	log  syncBuffer
+}
+
+const crashToken = "skd_crashtest0123456789abcdefgh"
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func (s *crashServer) start() {
+	s.t.Helper()
+	cmd := exec.Command(s.bin, "serve", "--addr", s.addr, "--data", s.data, "--keep-sandboxes", "--max-running-tasks", "16")
+	cmd.Env = append(os.Environ(), "SKILLD_BOOTSTRAP_TOKEN="+crashToken, "SKILLD_ALLOW_SCRIPTED_MODELS=1")
+	cmd.Stderr = &s.log
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get("http://" + s.addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the server did not come up:\n%s", s.log.String())
+		}
+	}
+}
+
+// kill ends the server with SIGKILL: no shutdown, no cleanup.
+func (s *crashServer) kill() {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd != nil && cmd.ProcessState == nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+}
+
+func (s *crashServer) do(method, path string, body, out any) {
+	s.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, "http://"+s.addr+path, rd)
+	req.Header.Set("Authorization", "Bearer "+crashToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		s.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			s.t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+}
+
+// get is do that tolerates a server that is down (it is killed often).
+func (s *crashServer) get(path string, out any) bool {
+	req, _ := http.NewRequest("GET", "http://"+s.addr+path, nil)
+	req.Header.Set("Authorization", "Bearer "+crashToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == 200 && json.NewDecoder(resp.Body).Decode(out) == nil
+}
+
+func (s *crashServer) allDone(ids []string) bool {
+	for _, id := range ids {
+		var task struct{ Status string }
+		if !s.get("/v1/workspaces/default/tasks/"+id, &task) || (task.Status != "completed" && task.Status != "failed" && task.Status != "cancelled") {
+			return false
+		}
+	}
+	return true
+}
+
+// follow reads a task's event stream to its end, reconnecting with
+// Last-Event-ID whenever the server goes away, and returns the sequence
+// numbers it received, in order.
+func (s *crashServer) follow(id string) []int64 {
+	var seqs []int64
+	for deadline := time.Now().Add(4 * time.Minute); time.Now().Before(deadline); {
+		req, _ := http.NewRequest("GET", "http://"+s.addr+"/v1/workspaces/default/tasks/"+id+"/events", nil)
+		req.Header.Set("Authorization", "Bearer "+crashToken)
+		if len(seqs) > 0 {
+			req.Header.Set("Last-Event-ID", strconv.FormatInt(seqs[len(seqs)-1], 10))
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		ended := false
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<22)
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "id: "); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				seqs = append(seqs, n)
+			}
+			if line == "event: task.completed" || line == "event: task.failed" {
+				ended = true
+			}
+		}
+		resp.Body.Close()
+		if ended && resp.StatusCode == 200 {
+			return seqs
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return seqs
+}
+
+// checkTask asserts what the crashes must not have broken, and returns
+// how many times the task was resumed.
+func (s *crashServer) checkTask(id string) (resumed int) {
+	t := s.t
+	var task struct {
+		Status, Error string
+	}
+	s.do("GET", "/v1/workspaces/default/tasks/"+id, nil, &task)
+	if task.Status != "completed" {
+		t.Errorf("task %s is %s: %s", id, task.Status, task.Error)
+		return 0
+	}
+	var log struct {
+		Items []map[string]any `json:"items"`
+	}
+	s.do("GET", "/v1/workspaces/default/tasks/"+id+"/events?format=json", nil, &log)
+	answers, results := 0, map[string]int{}
+	for i, ev := range log.Items {
+		if seq, _ := ev["seq"].(float64); int(seq) != i+1 {
+			t.Errorf("task %s: entry %d has seq %v", id, i+1, ev["seq"])
+		}
+		switch ev["type"] {
+		case "message":
+			if ev["role"] == "assistant" {
+				answers++
+			}
+		case "tool.result":
+			results[fmt.Sprint(ev["call_id"])]++
+		case "task.resumed":
+			resumed++
+		}
+	}
+	if answers != 5 {
+		t.Errorf("task %s has %d model answers, the script has 5: a model call was repeated or lost", id, answers)
+	}
+	for call, n := range results {
+		if n != 1 {
+			t.Errorf("task %s: call %s has %d results", id, call, n)
+		}
+	}
+	count, err := os.ReadFile(filepath.Join(s.data, "work", "sandboxes", id, "workspace", "count.txt"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Errorf("task %s: %v", id, err)
+	}
+	if lines := strings.Count(string(count), "run"); lines > 1 {
+		t.Errorf("task %s: the counting script ran %d times; a non-idempotent call must run at most once", id, lines)
+	}
+	return resumed
+}
