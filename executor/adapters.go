@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"sync"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -12,18 +14,45 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-// taskLog is the store's task log as the runtime's Log.
+// taskLog is the store's task log as the runtime's Log, for the task's one
+// run: each append expects the next sequence number, so a run that lost
+// the task to another (a worker cut off while its replacement took over)
+// is refused (store.ErrLogMoved) instead of writing into the other's log,
+// and an append whose commit went unacknowledged is retried without being
+// written twice.
 type taskLog struct {
 	db     store.Store
 	taskID string
+	mu     sync.Mutex
+	next   int64
 }
 
-func (g taskLog) Append(ctx context.Context, kind string, payload json.RawMessage) (int64, time.Time, error) {
-	e, err := g.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: g.taskID, Kind: kind, Payload: payload})
+func (g *taskLog) Append(ctx context.Context, kind string, payload json.RawMessage) (int64, time.Time, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e, err := g.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: g.taskID, Kind: kind, Payload: payload, ExpectSeq: g.next})
+	if errors.Is(err, store.ErrLogMoved) {
+		// Ours, if an earlier attempt committed it unacknowledged.
+		if got, lerr := g.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: g.taskID, AfterSeq: g.next - 1, Limit: 1}); lerr == nil &&
+			len(got) == 1 && got[0].Seq == g.next && got[0].Kind == kind && sameJSON(got[0].Payload, payload) {
+			e, err = got[0], nil
+		}
+	}
 	if err != nil {
 		return 0, time.Time{}, err
 	}
+	g.next = e.Seq + 1
 	return e.Seq, e.CreatedAt, nil
+}
+
+// sameJSON compares two JSON documents by value (PostgreSQL's jsonb does
+// not keep the bytes).
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // taskOutputs keeps a task's large tool outputs in the blob store and

@@ -87,10 +87,15 @@ func (l *Local) timeout(t *skilld.Task) time.Duration {
 func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	status, msg := skilld.TaskFailed, ""
 	var sb sandbox.Sandbox
+	fenced := false // another run owns the task now
 	defer func() {
 		if p := recover(); p != nil {
 			status, msg = skilld.TaskFailed, fmt.Sprintf("internal error: %v", p)
 			l.cfg.Logger.Error("task panicked", "task", t.ID, "panic", p)
+		}
+		if fenced {
+			l.cfg.Logger.Warn("a task's log was taken over by another run; this one stops", "task", t.ID)
+			return
 		}
 		if agent.Suspended(ctx) {
 			// Stopped to be resumed: the status, the log and the sandbox
@@ -120,7 +125,11 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 		status, msg = st, m // it ended before its status was recorded
 		return
 	}
-	a, s, err := l.agentFor(ctx, t, opts)
+	next := int64(1) // the seq the run's first append gets
+	if len(past) > 0 {
+		next = past[len(past)-1].Seq + 1
+	}
+	a, s, err := l.agentFor(ctx, t, opts, next)
 	sb = s
 	if sb != nil && opts.OnSandbox != nil {
 		opts.OnSandbox(sb)
@@ -135,6 +144,7 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	}
 	for ev, err := range a.Run(ctx, agent.Task{ID: t.ID, Input: t.Input, Resume: past}) {
 		if err != nil {
+			fenced = errors.Is(err, store.ErrLogMoved)
 			msg = "task log: " + err.Error()
 			return
 		}
@@ -242,10 +252,10 @@ func (l *Local) release(taskID string, sb sandbox.Sandbox, keep bool) {
 	}
 }
 
-// agentFor builds the runtime for a task from its snapshot, with its
-// sandbox (returned for the caller to release, also when the agent could
-// not be built).
-func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions) (*agent.Agent, sandbox.Sandbox, error) {
+// agentFor builds the runtime for a task from its snapshot (its log goes
+// on at sequence number next), with its sandbox (returned for the caller
+// to release, also when the agent could not be built).
+func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, next int64) (*agent.Agent, sandbox.Sandbox, error) {
 	snap, err := service.TaskSnapshot(t)
 	if err != nil {
 		return nil, nil, err
@@ -299,7 +309,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions) (
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
-		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: taskLog{db: l.cfg.DB, taskID: t.ID},
+		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
 		StorageRetry: l.cfg.StorageRetry,
 	})
 	return a, sb, err

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"context"
 	"encoding/json"
 	"time"
@@ -75,7 +76,19 @@ type TaskLogAppendParams struct {
 	TaskID  string
 	Kind    string
 	Payload json.RawMessage
+	// ExpectSeq, when set, is the sequence number the entry must get: the
+	// append is ECONFLICT (ErrLogMoved) when the log has moved past it.
+	// A run that is the task's only writer passes it, so that a run left
+	// behind (a worker cut off from the cluster while a replacement took
+	// the task over) cannot write into a log it no longer owns, and so
+	// that an append whose commit went unacknowledged can be retried
+	// without being written twice.
+	ExpectSeq int64
 }
+
+// ErrLogMoved is the cause of an append refused because the log already
+// has an entry at ExpectSeq.
+var ErrLogMoved = errors.New("the task log has moved on")
 
 type TaskLogListParams struct {
 	TaskID   string

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -42,14 +43,25 @@ func testTasks(t *testing.T, open Opener) {
 	}
 	_, err = s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: "missing", Kind: "x"})
 	wantCode(t, err, skilld.ENOTFOUND)
+	// A writer that expects a sequence number is fenced: the log moved on.
+	_, err = s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "x", Payload: json.RawMessage(`{}`), ExpectSeq: 3})
+	if wantCode(t, err, skilld.ECONFLICT); !errors.Is(err, store.ErrLogMoved) {
+		t.Errorf("a stale append: %v", err)
+	}
+	_, err = s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: "missing", Kind: "x", ExpectSeq: 1})
+	wantCode(t, err, skilld.ENOTFOUND)
+	fenced := must[*skilld.TaskLogEntry](t)(s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "message", Payload: json.RawMessage(`{"n":4}`), ExpectSeq: 4}))
+	if fenced.Seq != 4 {
+		t.Fatalf("append at 4 got seq %d", fenced.Seq)
+	}
 	log := must[[]*skilld.TaskLogEntry](t)(s.TaskLogList(ctx(t), &store.TaskLogListParams{TaskID: task.ID, AfterSeq: 1}))
-	if len(log) != 2 || log[0].Seq != 2 || string(log[1].Payload) != `{"n": 3}` && string(log[1].Payload) != `{"n":3}` {
+	if len(log) != 3 || log[0].Seq != 2 || string(log[1].Payload) != `{"n": 3}` && string(log[1].Payload) != `{"n":3}` {
 		t.Errorf("log after 1: %+v", log)
 	}
 	errText := "model unreachable"
 	done := time.Now().UTC()
 	fin := must[*skilld.Task](t)(s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: task.ID, Status: skilld.TaskFailed, Error: &errText, FinishedAt: &done}))
-	if fin.Status != skilld.TaskFailed || fin.Error != errText || fin.FinishedAt == nil || fin.LastSeq != 3 {
+	if fin.Status != skilld.TaskFailed || fin.Error != errText || fin.FinishedAt == nil || fin.LastSeq != 4 {
 		t.Errorf("finished %+v", fin)
 	}
 

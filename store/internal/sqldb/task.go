@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"fmt"
 	"context"
 	"encoding/json"
 	"slices"
@@ -164,7 +165,15 @@ func (q *Queries) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParam
 	err := q.tx(ctx, func(q *Queries) error {
 		t := now()
 		var seq int64
-		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq`, t, p.TaskID).Scan(&seq)
+		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? AND (? = 0 OR last_seq = ? - 1) RETURNING last_seq`,
+			t, p.TaskID, p.ExpectSeq, p.ExpectSeq).Scan(&seq)
+		if isNoRows(err) && p.ExpectSeq > 0 {
+			var last int64
+			if q.c.QueryRow(ctx, `SELECT last_seq FROM tasks WHERE id = ?`, p.TaskID).Scan(&last) == nil {
+				return &skilld.Error{Code: skilld.ECONFLICT, Err: store.ErrLogMoved,
+					Message: fmt.Sprintf("the log of task %s is at entry %d, not %d: another run of the task is writing it", p.TaskID, last, p.ExpectSeq-1)}
+			}
+		}
 		if err != nil {
 			return notFound(err, "task %q", p.TaskID)
 		}
