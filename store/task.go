@@ -1,9 +1,9 @@
 package store
 
 import (
-	"errors"
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/skilld/skilld"

@@ -1,8 +1,8 @@
 package storetest
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"

@@ -1,9 +1,9 @@
 package sqldb
 
 import (
-	"fmt"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
