@@ -47,14 +47,7 @@ func localEnv(t *testing.T, open storetest.Opener, m *executortest.Model, o exec
 	exec := newExec()
 	svc.SetExecutor(exec)
 	t.Cleanup(func() { exec.Shutdown() })
-	secret, err := svc.Bootstrap(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	actor, err := svc.Authenticate(t.Context(), secret)
-	if err != nil {
-		t.Fatal(err)
-	}
+	actor := executortest.Admin(t, svc)
 	return &executortest.Env{Service: svc, Actor: actor, Queue: true,
 		Workspace: func(id string) string { return filepath.Join(sbCfg.Root, id, "workspace") },
 		Restart: func(t *testing.T) {

@@ -175,6 +175,9 @@ type RunOptions struct {
 	OnSandbox func(sandbox.Sandbox)
 	// OnEvent sees every event as it happens.
 	OnEvent func(agent.Event)
+	// Gate, when set, is the run's agent.Config.Gate: another scheduler
+	// (a Temporal worker) deciding when each step runs.
+	Gate func(ctx context.Context, s agent.Step) error
 }
 
 // Run runs a queued task in the foreground (as `skilld run` does), outside
@@ -190,6 +193,39 @@ func (l *Local) Run(ctx context.Context, t *skilld.Task, opts RunOptions) (*skil
 	defer cancel(nil)
 	l.run(runCtx, t, opts)
 	return l.cfg.DB.TaskGet(context.WithoutCancel(ctx), &store.TaskGetParams{ID: t.ID})
+}
+
+// Begin moves a queued task to running, for a scheduler outside this
+// executor (a Temporal workflow) that then runs it with Resume.
+func (l *Local) Begin(ctx context.Context, t *skilld.Task) error { return l.begin(ctx, t) }
+
+// Resume runs a started task (running or waiting for approval) from its
+// log to its end, or until ctx is cancelled with agent.ErrSuspended, in
+// the foreground and outside the pool: the building block of executors
+// that schedule runs elsewhere. Cancel reaches it.
+func (l *Local) Resume(ctx context.Context, t *skilld.Task, opts RunOptions) {
+	runCtx, cancel := l.register(ctx, t)
+	defer cancel(nil)
+	l.run(runCtx, t, opts)
+}
+
+// Abandon ends a task no run of which can end it (its workflow was
+// cancelled or failed for good): the log gets a task.failed event saying
+// why, the status is recorded, and the sandbox goes. A task that already
+// ended is left as it is.
+func (l *Local) Abandon(ctx context.Context, taskID string, status skilld.TaskStatus, msg string) error {
+	t, err := l.cfg.DB.TaskGet(ctx, &store.TaskGetParams{ID: taskID})
+	if err != nil || t.Status.Done() {
+		return err
+	}
+	l.logFailure(ctx, taskID, skilld.Errorf(skilld.EUNAVAILABLE, "%s", msg))
+	l.finish(ctx, taskID, status, msg)
+	if l.cfg.Sandboxes != nil && !l.cfg.KeepSandboxes {
+		if sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: taskID, Reopen: true}); err == nil {
+			sb.Destroy(ctx)
+		}
+	}
+	return nil
 }
 
 // Cancel stops a task running here, or takes a queued one out of the

@@ -56,11 +56,7 @@ func (l *Local) begin(ctx context.Context, t *skilld.Task) error {
 // function ends both.
 func (l *Local) register(parent context.Context, t *skilld.Task) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
-	start := time.Now()
-	if t.StartedAt != nil {
-		start = *t.StartedAt
-	}
-	ctx, stop := context.WithDeadlineCause(ctx, start.Add(l.timeout(t)), errTimedOut)
+	ctx, stop := context.WithDeadlineCause(ctx, l.Deadline(t), errTimedOut)
 	l.mu.Lock()
 	l.running[t.ID] = &running{cancel: cancel, pending: map[string]chan bool{}}
 	l.mu.Unlock()
@@ -71,6 +67,15 @@ func (l *Local) register(parent context.Context, t *skilld.Task) (context.Contex
 		delete(l.running, t.ID)
 		l.mu.Unlock()
 	}
+}
+
+// Deadline is when a started task runs out of time.
+func (l *Local) Deadline(t *skilld.Task) time.Time {
+	start := time.Now()
+	if t.StartedAt != nil {
+		start = *t.StartedAt
+	}
+	return start.Add(l.timeout(t))
 }
 
 // timeout is how long the task may run: its agent's, or the executor's.
@@ -310,7 +315,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
 		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
-		StorageRetry: l.cfg.StorageRetry,
+		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate,
 	})
 	return a, sb, err
 }

@@ -52,6 +52,11 @@ func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*ski
 		return t, nil
 	}
 	if err := s.exec.Start(ctx, t); err != nil {
+		// Nothing will ever run it: it is not left queued.
+		now := s.cfg.Now().UTC()
+		msg := "the task could not be started: " + skilld.ErrorMessage(err)
+		s.db.TaskUpdate(context.WithoutCancel(ctx), &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskFailed, Error: &msg, FinishedAt: &now})
+		s.ReleaseTask(context.WithoutCancel(ctx), t.ID)
 		return nil, err
 	}
 	return s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: t.ID})

@@ -39,6 +39,7 @@ type env struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the skilld server", runServe},
+		{"worker", "run tasks from a Temporal task queue, for servers started with --executor temporal", runWorker},
 		{"run", "run one agent task in this process, with skills from disk or a stored agent", runRun},
 		{"migrate", "apply database migrations", runMigrate},
 		{"fsck", "check stored blobs and packages, and remove unreferenced blobs (--repair)", runFsck},

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/service"
@@ -53,6 +52,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	envErr := envFlags(fs, map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT"})
 	var tf taskFlags
 	tf.register(fs)
+	tf.registerExecutor(fs)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -88,31 +88,19 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	sbx, sbErr := sbf.open(ctx, e.stderr, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"))
-	if sbErr != nil {
-		fmt.Fprintf(e.stderr, "skilld: tasks are disabled: %s\n", errorText(sbErr))
-	} else {
-		defer sbx.close()
-		fmt.Fprintln(e.stderr, describe(sbx.Info()))
-	}
-	exec := newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
-		execOptions{network: sbf.network, keep: *keep, maxRunning: tf.maxRunning, taskTimeout: tf.taskTimeout})
-	svc.SetExecutor(exec)
-	if err := exec.Recover(ctx); err != nil {
+	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	watcher, stopTasks, err := tf.start(ctx, e, logger, svc, db, blobs, sbf, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"), *keep)
+	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
-	defer func() {
-		fmt.Fprintf(e.stderr, "skilld: letting running tasks finish for up to %s; the rest resume at the next start\n", tf.shutdownTimeout)
-		exec.Drain(tf.shutdownTimeout)
-	}()
+	defer stopTasks()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
-	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: exec,
+	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: watcher,
 		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,

@@ -1,16 +1,28 @@
 package main
 
 import (
+	"cmp"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
+	"os"
 	"time"
 
+	"github.com/skilld/skilld/agent/tokenizer"
+	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/executor"
+	skdtemporal "github.com/skilld/skilld/executor/temporal"
+	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
 )
 
 // taskFlags are serve's flags for running tasks.
 type taskFlags struct {
+	executor        string
+	temporal        temporalFlags
 	maxRunning      int
 	taskTimeout     time.Duration
 	shutdownTimeout time.Duration
@@ -35,12 +47,63 @@ func (f *taskFlags) check() error {
 	switch {
 	case f.envErr != nil:
 		return f.envErr
+	case f.executor != "local" && f.executor != "temporal":
+		return fmt.Errorf("--executor must be local or temporal, not %q", f.executor)
 	case f.maxRunning < 1:
 		return fmt.Errorf("--max-running-tasks must be at least 1, not %d", f.maxRunning)
 	case f.taskTimeout < time.Second || f.taskTimeout > service.MaxTaskTimeout:
 		return fmt.Errorf("--task-timeout must be from 1s to %s, not %s", service.MaxTaskTimeout, f.taskTimeout)
+	case f.temporal.heartbeat < 0:
+		return fmt.Errorf("--temporal-heartbeat must not be negative")
 	case f.shutdownTimeout < 0:
 		return fmt.Errorf("--shutdown-timeout must not be negative")
 	}
 	return nil
+}
+
+// registerExecutor adds the choice of executor, for serve.
+func (f *taskFlags) registerExecutor(fs *flag.FlagSet) {
+	fs.StringVar(&f.executor, "executor", cmp.Or(os.Getenv("SKILLD_EXECUTOR"), "local"),
+		"where tasks run: local (in this process, durable across restarts) or temporal (on skilld worker\n"+
+			"processes, through Temporal: see --temporal) (env SKILLD_EXECUTOR)")
+	f.temporal.register(fs)
+	f.envErr = errors.Join(f.envErr, f.temporal.registerHeartbeat(fs))
+}
+
+// start makes serve's executor and connects it to the service. It returns
+// what streams a task's events live (nil: streams poll the log) and what
+// stops the executor.
+func (f *taskFlags) start(ctx context.Context, e *env, logger *slog.Logger, svc *service.Service, db store.Store, blobs blob.Store,
+	sbf sandboxFlags, sandboxDir, cacheDir string, keep bool) (httpapi.Watcher, func(), error) {
+	if f.executor == "temporal" {
+		c, err := f.temporal.dial(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		if err != nil {
+			return nil, nil, err
+		}
+		svc.SetExecutor(&skdtemporal.Executor{Client: c, TaskQueue: f.temporal.queue, DB: db, Heartbeat: f.temporal.heartbeat})
+		fmt.Fprintf(e.stderr, "skilld: tasks run on workers of task queue %q (namespace %q at %s)\n", f.temporal.queue, f.temporal.namespace, f.temporal.hostPort)
+		return nil, c.Close, nil
+	}
+	sbx, sbErr := sbf.open(ctx, e.stderr, sandboxDir, cacheDir)
+	if sbErr != nil {
+		fmt.Fprintf(e.stderr, "skilld: tasks are disabled: %s\n", errorText(sbErr))
+	} else {
+		fmt.Fprintln(e.stderr, describe(sbx.Info()))
+	}
+	exec := newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
+		execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout})
+	svc.SetExecutor(exec)
+	if err := exec.Recover(ctx); err != nil {
+		if sbx != nil {
+			sbx.close()
+		}
+		return nil, nil, err
+	}
+	return exec, func() {
+		fmt.Fprintf(e.stderr, "skilld: letting running tasks finish for up to %s; the rest resume at the next start\n", f.shutdownTimeout)
+		exec.Drain(f.shutdownTimeout)
+		if sbx != nil {
+			sbx.close()
+		}
+	}, nil
 }

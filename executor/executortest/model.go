@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"testing"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/service"
 )
 
 // Turn answers one model call of a task.
@@ -111,4 +113,19 @@ func Block(entered, release chan struct{}, then Turn) Turn {
 			return nil, skilld.Errorf(skilld.EUNAVAILABLE, "executortest model: %v", context.Cause(ctx))
 		}
 	}
+}
+
+// Admin bootstraps svc's empty database and returns its instance admin, in
+// workspace "default": the Env's Actor.
+func Admin(t *testing.T, svc *service.Service) service.Actor {
+	t.Helper()
+	secret, err := svc.Bootstrap(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	actor, err := svc.Authenticate(t.Context(), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return actor
 }

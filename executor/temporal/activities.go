@@ -1,0 +1,252 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/store"
+)
+
+// Activities are the workflow's activities, on a worker.
+type Activities struct {
+	// Runner builds and runs tasks (executor.Local's Begin, Resume,
+	// Abandon); its own pool is not used.
+	Runner *executor.Local
+	DB     store.Store
+	Logger *slog.Logger
+	// IdleTimeout drops a session parked this long (default 5 minutes).
+	IdleTimeout time.Duration
+
+	sessions sessions
+}
+
+// Begin moves a queued task to running and returns its deadline. A task
+// already begun (a retried Begin) is left as it is; a task already ended
+// (cancelled while it waited) is not begun.
+func (a *Activities) Begin(ctx context.Context, taskID string) (BeginResult, error) {
+	t, err := a.DB.TaskGet(ctx, &store.TaskGetParams{ID: taskID})
+	if err != nil {
+		return BeginResult{}, activityError(err)
+	}
+	if t.Status == skilld.TaskQueued {
+		if err := a.Runner.Begin(ctx, t); err != nil && skilld.ErrorCode(err) != skilld.ECONFLICT {
+			return BeginResult{}, activityError(err)
+		}
+		if t, err = a.DB.TaskGet(ctx, &store.TaskGetParams{ID: taskID}); err != nil {
+			return BeginResult{}, activityError(err)
+		}
+	}
+	return BeginResult{Deadline: a.Runner.Deadline(t)}, nil
+}
+
+// Step lets the task's run perform the step in.Next and returns the next
+// one. When the run is parked somewhere else (a session rebuilt from the
+// log after the step it was asked for had already happened, or had been
+// interrupted), Step performs nothing and reports where it is, so that the
+// workflow schedules the right activity.
+func (a *Activities) Step(ctx context.Context, in StepInput) (StepResult, error) {
+	s, err := a.session(ctx, in.TaskID)
+	if err != nil || s == nil {
+		return StepResult{Done: s == nil}, err
+	}
+	s.used = time.Now()
+	at := s.at
+	if in.Next.Kind == stepStart || at.step.Kind != in.Next.Kind || at.step.CallID != in.Next.CallID {
+		return a.report(ctx, in.TaskID, at), nil
+	}
+	if at.step.Kind == agent.StepApproval {
+		s.approved = in.Approved
+		a.status(ctx, in.TaskID, skilld.TaskRunning)
+	}
+	s.proceed <- struct{}{}
+	p, err := a.wait(ctx, s)
+	if err != nil {
+		return StepResult{}, err
+	}
+	if err := a.parked(ctx, s, p); err != nil {
+		return StepResult{}, err
+	}
+	if p.done {
+		// The run ended: the task did, unless the run was fenced out of
+		// the log by another (then the next step finds out from the log).
+		a.sessions.drop(s)
+		t, err := a.DB.TaskGet(ctx, &store.TaskGetParams{ID: in.TaskID})
+		if err != nil {
+			return StepResult{}, activityError(err)
+		}
+		if !t.Status.Done() {
+			return StepResult{}, sdkError("the run of task %s stopped without ending it; starting over from its log", in.TaskID)
+		}
+		return StepResult{Done: true}, nil
+	}
+	return a.report(ctx, in.TaskID, p), nil
+}
+
+// session returns this worker's session of a task, fresh: one whose run
+// is parked where the task log ends. A stale one (another worker took the
+// task further; this is a retry) is dropped and the run rebuilt from the
+// log. nil, nil when the task has ended.
+func (a *Activities) session(ctx context.Context, taskID string) (*session, error) {
+	t, err := a.DB.TaskGet(ctx, &store.TaskGetParams{ID: taskID})
+	if err != nil {
+		return nil, activityError(err)
+	}
+	if t.Status.Done() {
+		if s := a.sessions.get(taskID); s != nil {
+			a.sessions.drop(s)
+		}
+		return nil, nil
+	}
+	if s := a.sessions.get(taskID); s != nil {
+		if s.seq == t.LastSeq && !s.at.done && activity.GetInfo(ctx).Attempt == 1 {
+			return s, nil
+		}
+		a.sessions.drop(s)
+	}
+	s, done, err := a.open(ctx, t)
+	if done {
+		if t, err = a.DB.TaskGet(ctx, &store.TaskGetParams{ID: taskID}); err != nil {
+			return nil, activityError(err)
+		}
+		if !t.Status.Done() {
+			return nil, sdkError("the run of task %s stopped without ending it; starting over from its log", taskID)
+		}
+		return nil, nil
+	}
+	return s, err
+}
+
+// parked records where a session's run parked, and the log's end then.
+func (a *Activities) parked(ctx context.Context, s *session, p park) error {
+	t, err := a.DB.TaskGet(ctx, &store.TaskGetParams{ID: s.taskID})
+	if err != nil {
+		a.sessions.drop(s)
+		return activityError(err)
+	}
+	s.at, s.seq, s.used = p, t.LastSeq, time.Now()
+	return nil
+}
+
+// open starts the task's run on this worker: replaying its log, it goes on
+// to the first step that is not in the log, where it parks. done is set
+// when the run ended instead (the task has ended).
+func (a *Activities) open(ctx context.Context, t *skilld.Task) (*session, bool, error) {
+	runCtx, cancel := context.WithCancelCause(context.Background())
+	s := &session{taskID: t.ID, cancel: cancel, parks: make(chan park, 1), proceed: make(chan struct{}), used: time.Now()}
+	go func() {
+		a.Runner.Resume(runCtx, t, executor.RunOptions{Gate: s.gate, Approver: s})
+		if agent.Suspended(runCtx) {
+			return // not an end: the task goes on elsewhere, or later
+		}
+		select {
+		case s.parks <- park{done: true}:
+		case <-runCtx.Done():
+		}
+	}()
+	p, err := a.wait(ctx, s)
+	if err != nil {
+		s.cancel(agent.ErrSuspended)
+		return nil, false, err
+	}
+	if p.done {
+		return nil, true, nil
+	}
+	if err := a.parked(ctx, s, p); err != nil {
+		s.cancel(agent.ErrSuspended)
+		return nil, false, err
+	}
+	a.sessions.put(s)
+	return s, false, nil
+}
+
+// wait waits for the run to park again, heartbeating meanwhile. When the
+// activity is cancelled (the workflow was, or Temporal gave up on this
+// worker), the run is suspended: it writes nothing more.
+func (a *Activities) wait(ctx context.Context, s *session) (park, error) {
+	tick := time.NewTicker(heartbeatEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case p := <-s.parks:
+			return p, nil
+		case <-tick.C:
+			activity.RecordHeartbeat(ctx)
+		case <-ctx.Done():
+			a.sessions.drop(s)
+			return park{}, ctx.Err()
+		}
+	}
+}
+
+// report turns a parked run into the step result, recording a wait for
+// approval in the task's status.
+func (a *Activities) report(ctx context.Context, taskID string, p park) StepResult {
+	if p.step.Kind == agent.StepApproval {
+		a.status(ctx, taskID, skilld.TaskWaitingForApproval)
+	}
+	return StepResult{Next: Next{Kind: p.step.Kind, Tool: p.step.Tool, CallID: p.step.CallID}}
+}
+
+func (a *Activities) status(ctx context.Context, taskID string, st skilld.TaskStatus) {
+	if _, err := a.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: st}); err != nil {
+		a.logger().Error("recording a task's status", "task", taskID, "status", st, "err", err)
+	}
+}
+
+// Finish ends a task whose workflow stops without its run ending it.
+func (a *Activities) Finish(ctx context.Context, in FinishInput) error {
+	if s := a.sessions.get(in.TaskID); s != nil {
+		a.sessions.drop(s)
+	}
+	return activityError(a.Runner.Abandon(ctx, in.TaskID, skilld.TaskStatus(in.Status), in.Message))
+}
+
+// Evict drops idle sessions every interval until ctx ends, then all.
+func (a *Activities) Evict(ctx context.Context) {
+	idle := a.IdleTimeout
+	if idle == 0 {
+		idle = 5 * time.Minute
+	}
+	tick := time.NewTicker(min(idle, time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			a.sessions.evictIdle(idle)
+		case <-ctx.Done():
+			a.sessions.dropAll()
+			return
+		}
+	}
+}
+
+func (a *Activities) logger() *slog.Logger {
+	if a.Logger != nil {
+		return a.Logger
+	}
+	return slog.Default()
+}
+
+// sdkError is a retryable activity error.
+func sdkError(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// activityError marks errors no retry fixes (a task that does not exist,
+// an invalid request) as permanent; storage trouble stays retryable.
+func activityError(err error) error {
+	switch skilld.ErrorCode(err) {
+	case "", skilld.EUNAVAILABLE, skilld.EINTERNAL:
+		return err
+	}
+	return permanent("%s", skilld.ErrorMessage(err))
+}
+
+// Stop suspends every run on this worker, as a worker stopping must: its
+// steps go to other workers, which resume the runs from their logs.
+func (a *Activities) Stop() { a.sessions.dropAll() }
