@@ -108,7 +108,9 @@ func TestWorkflowApproval(t *testing.T) {
 	for _, early := range []bool{false, true} {
 		f := &fakeActivities{script: []skdtemporal.StepResult{next(agent.StepApproval, agent.ToolShell, "c9")}}
 		env := newEnv(t, f)
-		decide := func() { env.SignalWorkflow(skdtemporal.SignalDecide, skdtemporal.Decision{CallID: "c9", Approved: true}) }
+		decide := func() {
+			env.SignalWorkflow(skdtemporal.SignalDecide, skdtemporal.Decision{CallID: "c9", Approved: true})
+		}
 		if early {
 			env.RegisterDelayedCallback(decide, 0)
 		} else {
