@@ -52,10 +52,12 @@ func (c conn) ExecRow(ctx context.Context, q string, args ...any) sqldb.Row {
 type db struct {
 	conn
 	reader, writer *sql.DB
+	rstmts, wstmts *stmts
 }
 
 func newDB(reader, writer *sql.DB) *db {
-	return &db{conn: conn{r: reader, w: writer}, reader: reader, writer: writer}
+	r, w := newStmts(reader), newStmts(writer)
+	return &db{conn: conn{r: cachedDB{reader, r}, w: cachedDB{writer, w}}, reader: reader, writer: writer, rstmts: r, wstmts: w}
 }
 
 func (d *db) Begin(ctx context.Context) (sqldb.TxConn, error) {
@@ -63,20 +65,31 @@ func (d *db) Begin(ctx context.Context) (sqldb.TxConn, error) {
 	if err != nil {
 		return nil, translate(err)
 	}
-	return txConn{conn: conn{r: tx, w: tx}, tx: tx}, nil
+	c := cachedTx{tx, d.wstmts}
+	return txConn{conn: conn{r: c, w: c}, tx: tx, stmts: d.wstmts}, nil
 }
 
 func (d *db) Close() error {
-	return errors.Join(d.reader.Close(), d.writer.Close())
+	return errors.Join(d.rstmts.close(), d.wstmts.close(), d.reader.Close(), d.writer.Close())
 }
 
 type txConn struct {
 	conn
-	tx *sql.Tx
+	tx    *sql.Tx
+	stmts *stmts
 }
 
-func (t txConn) Commit(context.Context) error   { return translate(t.tx.Commit()) }
-func (t txConn) Rollback(context.Context) error { return translate(t.tx.Rollback()) }
+func (t txConn) Commit(ctx context.Context) error {
+	err := t.tx.Commit()
+	t.stmts.prepareWanted(context.WithoutCancel(ctx))
+	return translate(err)
+}
+
+func (t txConn) Rollback(ctx context.Context) error {
+	err := t.tx.Rollback()
+	t.stmts.prepareWanted(context.WithoutCancel(ctx))
+	return translate(err)
+}
 
 type sqlRow struct{ r *sql.Row }
 
