@@ -12,6 +12,7 @@ import (
 	"github.com/skilld/skilld/executor/executortest"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/storetest"
 )
 
@@ -23,14 +24,13 @@ func TestConformance(t *testing.T) {
 	for _, d := range storetest.Drivers(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			executortest.Run(t, func(t *testing.T, m *executortest.Model, o executortest.Options) *executortest.Env {
-				return localEnv(t, d.Open, m, o)
+				return localEnv(t, d.Open(t), m, o)
 			})
 		})
 	}
 }
 
-func localEnv(t *testing.T, open storetest.Opener, m *executortest.Model, o executortest.Options) *executortest.Env {
-	db := open(t)
+func localEnv(t testing.TB, db store.Store, m *executortest.Model, o executortest.Options) *executortest.Env {
 	blobs, err := fsblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

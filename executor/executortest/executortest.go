@@ -76,7 +76,7 @@ Run scripts/count.sh to count.
 `
 
 // agentWith stores the counter skill and an agent using it.
-func agentWith(t *testing.T, e *Env, name string, cfg skilld.AgentConfig) *skilld.Agent {
+func agentWith(t testing.TB, e *Env, name string, cfg skilld.AgentConfig) *skilld.Agent {
 	t.Helper()
 	ctx := t.Context()
 	if _, err := e.Service.GetSkill(ctx, e.Actor, service.GetSkillParams{SkillRef: service.SkillRef{ID: "counter"}}); err != nil {
@@ -96,7 +96,7 @@ func agentWith(t *testing.T, e *Env, name string, cfg skilld.AgentConfig) *skill
 	return ag
 }
 
-func start(t *testing.T, e *Env, ag *skilld.Agent, input string) *skilld.Task {
+func start(t testing.TB, e *Env, ag *skilld.Agent, input string) *skilld.Task {
 	t.Helper()
 	task, err := e.Service.RunTask(t.Context(), e.Actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: input})
 	if err != nil {

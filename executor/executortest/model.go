@@ -117,7 +117,7 @@ func Block(entered, release chan struct{}, then Turn) Turn {
 
 // Admin bootstraps svc's empty database and returns its instance admin, in
 // workspace "default": the Env's Actor.
-func Admin(t *testing.T, svc *service.Service) service.Actor {
+func Admin(t testing.TB, svc *service.Service) service.Actor {
 	t.Helper()
 	secret, err := svc.Bootstrap(t.Context(), "")
 	if err != nil {

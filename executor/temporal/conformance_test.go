@@ -49,7 +49,7 @@ type tenv struct {
 	svc   *service.Service
 }
 
-func temporalEnv(t *testing.T, c client.Client, db store.Store, m *executortest.Model, o executortest.Options) *tenv {
+func temporalEnv(t testing.TB, c client.Client, db store.Store, m *executortest.Model, o executortest.Options) *tenv {
 	blobs, err := fsblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
