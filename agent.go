@@ -27,7 +27,15 @@ type AgentConfig struct {
 	// (restarts included), as a Go duration such as "30m"; at most 24h.
 	// Empty takes the server's default (skilld serve --task-timeout).
 	Timeout string `json:"timeout,omitempty"`
+	// Toolsets are extra tools offered to the agent's tasks, by name:
+	// "skills" is the skills_* toolset (list, read, create, edit, import,
+	// install and delete skills), acting with the role of whoever started
+	// the task. None by default.
+	Toolsets []string `json:"toolsets,omitempty"`
 }
+
+// ToolsetSkills names the skills toolset in AgentConfig.Toolsets.
+const ToolsetSkills = "skills"
 
 // SandboxSettings shape the sandbox a task's commands run in.
 type SandboxSettings struct {

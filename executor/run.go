@@ -304,6 +304,10 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	for i, s := range snap.Skills {
 		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld}
 	}
+	tools, err := l.toolsets(ctx, t, snap)
+	if err != nil {
+		return nil, sb, err
+	}
 	var approve agent.Approver = approver{l}
 	if opts.Approver != nil {
 		approve = opts.Approver
@@ -315,7 +319,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
 		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
-		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate,
+		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate, Tools: tools,
 	})
 	return a, sb, err
 }

@@ -117,6 +117,11 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 	case c.Context.MaxMessages < -1 || c.Context.MaxMessages == 1:
 		return invalidField("config.context.max_messages", "max_messages must be 0 (the placement's default), -1 (no cap) or at least 2, not %d", c.Context.MaxMessages)
 	}
+	for _, ts := range c.Toolsets {
+		if ts != skilld.ToolsetSkills {
+			return invalidField("config.toolsets", "unknown toolset %q; the toolsets are: %s", ts, skilld.ToolsetSkills)
+		}
+	}
 	if len(c.Sandbox.Env) > MaxSandboxEnv {
 		return invalidField("config.sandbox.env", "at most %d variables, not %d", MaxSandboxEnv, len(c.Sandbox.Env))
 	}

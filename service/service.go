@@ -66,6 +66,9 @@ type Actor struct {
 	// Name identifies the actor in created_by/updated_by fields and events.
 	Name    string
 	TokenID string
+	// tokenWorkspace is the workspace the token belongs to, which In
+	// leaves as it is for an instance admin acting elsewhere.
+	tokenWorkspace string
 }
 
 // can checks that the actor has at least role need in its workspace.

@@ -28,6 +28,21 @@ type Snapshot struct {
 	// Tools are the tool policies that merge into the run's effective
 	// policy, workspace first.
 	Tools []policy.Level `json:"tools"`
+	// Toolsets are the agent's extra toolsets (skilld.ToolsetSkills).
+	Toolsets []string `json:"toolsets,omitempty"`
+	// Starter is who started the task: the skills toolset acts as them.
+	Starter *Starter `json:"starter,omitempty"`
+}
+
+// Starter is the actor that started a task, as its toolsets act.
+type Starter struct {
+	Name          string      `json:"name"`
+	Role          skilld.Role `json:"role"`
+	InstanceAdmin bool        `json:"instance_admin,omitempty"`
+	TokenID       string      `json:"token_id,omitempty"`
+	// TokenWorkspaceID is the token's own workspace (an instance admin's
+	// may be another than the task's).
+	TokenWorkspaceID string `json:"token_workspace_id,omitempty"`
 }
 
 // SnapshotSkill is one attached skill as the run sees it.
@@ -75,6 +90,7 @@ func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*s
 	if p.Tools != nil {
 		snap.Tools = append(snap.Tools, policy.Level{Name: "task", Policy: *p.Tools})
 	}
+	snap.Starter = &Starter{Name: a.Name, Role: a.Role, InstanceAdmin: a.InstanceAdmin, TokenID: a.TokenID, TokenWorkspaceID: a.tokenWorkspace}
 	config, err := json.Marshal(snap)
 	if err != nil {
 		return nil, err
@@ -103,7 +119,7 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 	}
 	snap := &Snapshot{
 		AgentID: ag.ID, AgentName: ag.Name, Instruction: ag.Config.Instruction, Model: ag.Config.Model, Context: ag.Config.Context, Sandbox: ag.Config.Sandbox,
-		Timeout: ag.Config.Timeout, Skills: []SnapshotSkill{},
+		Timeout: ag.Config.Timeout, Skills: []SnapshotSkill{}, Toolsets: ag.Config.Toolsets,
 		Tools: []policy.Level{{Name: "workspace", Policy: pol.Tools}, {Name: "agent", Policy: ag.Config.Tools}},
 	}
 	for _, att := range ag.Skills {

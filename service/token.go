@@ -139,7 +139,7 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > touchInterval {
 		s.db.TokenTouch(context.WithoutCancel(ctx), &store.TokenTouchParams{ID: t.ID, At: now})
 	}
-	return Actor{WorkspaceID: t.WorkspaceID, Role: t.Role, InstanceAdmin: t.InstanceAdmin, Name: "token:" + t.Name, TokenID: t.ID}, nil
+	return Actor{WorkspaceID: t.WorkspaceID, Role: t.Role, InstanceAdmin: t.InstanceAdmin, Name: "token:" + t.Name, TokenID: t.ID, tokenWorkspace: t.WorkspaceID}, nil
 }
 
 // BootstrapWorkspace is the workspace made on first start.

@@ -11,6 +11,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/skilld/skilld"
@@ -46,6 +48,10 @@ func New(svc *service.Service, actor service.Actor) ([]*tool.Tool, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A resumed task may run a read again; a write cut off mid-call
+		// is reported to the model instead (it may have taken effect).
+		_, verb, _ := strings.Cut(op.Name, ".")
+		t.Idempotent = slices.Contains([]string{"list", "get", "list_files", "get_file"}, verb)
 		tools = append(tools, t)
 	}
 	return tools, nil

@@ -27,7 +27,7 @@ type agentFlags struct {
 	instruction, model, timeout string
 	window                      int
 	context                     contextFlags
-	skills, items               stringList
+	skills, items, toolsets     stringList
 }
 
 func (f *agentFlags) register(c *apiCmd) {
@@ -38,6 +38,7 @@ func (f *agentFlags) register(c *apiCmd) {
 	f.context.register(c.fs)
 	c.fs.Var(&f.skills, "skill", "attach a workspace skill, as ID or ID@VERSION to pin it; repeatable")
 	c.fs.Var(&f.items, "item", "attach a catalog item (installed first), as REGISTRY/NAME or REGISTRY/NAME@VERSION; repeatable")
+	c.fs.Var(&f.toolsets, "toolset", "offer the agent's tasks a toolset: skills (manage the workspace's skills as the task's starter); repeatable")
 }
 
 // refs turns the --skill and --item flags into attachments.
@@ -69,7 +70,7 @@ func (f *agentFlags) refs(c *apiCmd) ([]service.AgentSkillRef, bool) {
 
 func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--context-window N] [--timeout D] [--placement P] [--max-loaded N]\n"+
-		"    [--max-messages N] [--compaction on|off] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
+		"    [--max-messages N] [--compaction on|off] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]... [--toolset skills]")
 	var f agentFlags
 	f.register(c)
 	if code, ok := c.parse(args, 1, 1); !ok {
@@ -82,7 +83,7 @@ func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 	if err := f.context.check(); err != nil {
 		return usageErrorf(c.fs, "%s", errorText(err))
 	}
-	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Timeout: f.timeout, Context: skilld.ContextSettings{Window: f.window}}, Skills: refs}
+	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Timeout: f.timeout, Context: skilld.ContextSettings{Window: f.window}, Toolsets: f.toolsets}, Skills: refs}
 	f.context.apply(given(c.fs), &p.Config.Context)
 	var ag skilld.Agent
 	if !c.call(ctx, "agents.create", p, &ag) {
@@ -95,7 +96,7 @@ func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 // are edited into the agent's current config (the API replaces the config
 // as a whole), and --skill/--item replace the attached skills.
 func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "agents update", "ID [--name NAME] [--instruction TEXT] [--model MODEL] [--timeout D] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]...")
+	c := newAPICmd(e, "agents update", "ID [--name NAME] [--instruction TEXT] [--model MODEL] [--timeout D] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]... [--toolset T]...")
 	var f agentFlags
 	f.register(c)
 	name := c.fs.String("name", "", "new name")
@@ -114,7 +115,7 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 	if set("name") {
 		p.Name = name
 	}
-	if set("instruction") || set("model") || set("timeout") || set("context-window") || set("placement") || set("max-loaded") || set("max-messages") || set("compaction") {
+	if set("instruction") || set("model") || set("timeout") || set("context-window") || set("placement") || set("max-loaded") || set("max-messages") || set("compaction") || set("toolset") {
 		var cur skilld.Agent
 		if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: p.AgentRef}, &cur) {
 			return exitFailure
@@ -131,6 +132,9 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 		}
 		if set("context-window") {
 			cfg.Context.Window = f.window
+		}
+		if set("toolset") {
+			cfg.Toolsets = f.toolsets
 		}
 		f.context.apply(set, &cfg.Context)
 		p.Config = &cfg
