@@ -42,3 +42,19 @@ func CheckDir(fsys fs.FS, dir string, opts Options) *Report {
 	}
 	return Check(data, opts)
 }
+
+// CheckFound checks a skill that Find found: one read of its skill file,
+// and its name compared with its directory's unless opts.Dir says what to
+// compare with.
+func CheckFound(fsys fs.FS, f Found, opts Options) *Report {
+	data, err := fs.ReadFile(fsys, f.Path())
+	if err != nil {
+		r := &Report{}
+		r.fail(FieldFile, "Cannot read %s: %v", f.Path(), err)
+		return r
+	}
+	if opts.Dir == "" && f.Dir != "." {
+		opts.Dir = path.Base(f.Dir)
+	}
+	return Check(data, opts)
+}

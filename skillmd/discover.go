@@ -13,24 +13,56 @@ import (
 // SKILL.md examples), nor inside hidden directories or node_modules. Root
 // itself is returned when it is a skill.
 func Discover(ctx context.Context, fsys fs.FS, root string) ([]string, error) {
-	var found []string
+	found, err := Find(ctx, fsys, root)
+	if err != nil {
+		return nil, err
+	}
+	dirs := make([]string, len(found))
+	for i, f := range found {
+		dirs[i] = f.Dir
+	}
+	return dirs, nil
+}
+
+// Found is a skill Find found: its directory and the name of its skill
+// file there.
+type Found struct {
+	Dir, File string
+}
+
+// Path is the skill file's path in the file system.
+func (f Found) Path() string { return path.Join(f.Dir, f.File) }
+
+// Find is Discover that also says which file each skill has, so that
+// CheckFound reads it without looking at the directory again.
+func Find(ctx context.Context, fsys fs.FS, root string) ([]Found, error) {
+	var found []Found
 	var walk func(dir string) error
 	walk = func(dir string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		// Most directories walked are skills: one stat says so, where
+		// listing the directory costs several system calls. (Lstat, as the
+		// listing would: a link named SKILL.md is not a skill file.)
+		if fi, err := fs.Lstat(fsys, path.Join(dir, "SKILL.md")); err == nil && fi.Mode().IsRegular() {
+			found = append(found, Found{Dir: dir, File: "SKILL.md"})
+			return nil
+		}
 		entries, err := fs.ReadDir(fsys, dir)
 		if err != nil {
 			return err
 		}
-		names := make(map[string]bool, len(entries))
-		for _, e := range entries {
-			if e.Type().IsRegular() {
-				names[e.Name()] = true
+		file := Filename(func(n string) bool {
+			for _, e := range entries {
+				if e.Name() == n {
+					return e.Type().IsRegular()
+				}
 			}
-		}
-		if Filename(func(n string) bool { return names[n] }) != "" {
-			found = append(found, dir)
+			return false
+		})
+		if file != "" {
+			found = append(found, Found{Dir: dir, File: file})
 			return nil
 		}
 		for _, e := range entries {

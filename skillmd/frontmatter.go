@@ -87,7 +87,17 @@ type field struct {
 // anchor or alias: skill frontmatter never needs them, and refusing them
 // removes alias-expansion bombs without having to bound them.
 func decodeFrontmatter(fm []byte, r *Report) ([]field, bool) {
-	fm = bytes.ReplaceAll(fm, []byte("\r\n"), []byte("\n"))
+	if bytes.IndexByte(fm, '\r') >= 0 {
+		fm = bytes.ReplaceAll(fm, []byte("\r\n"), []byte("\n"))
+	}
+	if fields, ok := fastFrontmatter(fm); ok {
+		return fields, true
+	}
+	return parseFrontmatter(fm, r)
+}
+
+// parseFrontmatter is decodeFrontmatter through the YAML parser.
+func parseFrontmatter(fm []byte, r *Report) ([]field, bool) {
 	file, err := parser.ParseBytes(fm, 0)
 	if err != nil {
 		r.fail(FieldFrontmatter, "Invalid YAML in frontmatter: %s", yamlErrorText(err))
