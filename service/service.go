@@ -22,6 +22,7 @@ type Service struct {
 	github   GitHubFetcher
 	exec     Executor
 	cfg      Config
+	auth     authCache
 }
 
 // Config holds the service's settings; the zero value is safe.

@@ -113,6 +113,8 @@ func (s *Service) RevokeToken(ctx context.Context, a Actor, p RevokeTokenParams)
 	if err := s.db.TokenRevoke(ctx, &store.TokenRevokeParams{WorkspaceID: a.WorkspaceID, ID: p.ID, At: s.cfg.Now()}); err != nil {
 		return err
 	}
+	// At once on this server; other servers within AuthCacheTTL.
+	s.auth.tokens.drop(func(t skilld.Token) bool { return t.ID == p.ID })
 	s.event(ctx, a, a.WorkspaceID, "token.revoked", p.ID)
 	return nil
 }
@@ -128,8 +130,15 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error
 	if !strings.HasPrefix(secret, tokenPrefix) {
 		return Actor{}, skilld.Errorf(skilld.EUNAUTHORIZED, "invalid, expired or revoked token")
 	}
-	t, err := s.db.TokenGetByHash(ctx, &store.TokenGetByHashParams{Hash: HashToken(secret)})
+	hash := HashToken(secret)
 	now := s.cfg.Now()
+	var t *skilld.Token
+	var err error
+	if c, ok := s.auth.tokens.get(hash, now); ok {
+		t = &c
+	} else if t, err = s.db.TokenGetByHash(ctx, &store.TokenGetByHashParams{Hash: hash}); err == nil {
+		s.auth.tokens.put(hash, *t, now)
+	}
 	if err != nil || !t.Active(now) {
 		if err != nil && skilld.ErrorCode(err) != skilld.ENOTFOUND {
 			return Actor{}, err
@@ -138,6 +147,9 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error
 	}
 	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) > touchInterval {
 		s.db.TokenTouch(context.WithoutCancel(ctx), &store.TokenTouchParams{ID: t.ID, At: now})
+		touched := *t
+		touched.LastUsedAt = &now
+		s.auth.tokens.update(hash, touched)
 	}
 	return Actor{WorkspaceID: t.WorkspaceID, Role: t.Role, InstanceAdmin: t.InstanceAdmin, Name: "token:" + t.Name, TokenID: t.ID, tokenWorkspace: t.WorkspaceID}, nil
 }

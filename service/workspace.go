@@ -66,9 +66,19 @@ func (s *Service) ListWorkspaces(ctx context.Context, a Actor, p ListWorkspacesP
 
 // findWorkspace resolves a workspace by ID, then by name.
 func (s *Service) findWorkspace(ctx context.Context, ref string) (*skilld.Workspace, error) {
+	// Workspaces are never renamed or deleted, so a cached one is only
+	// as old as AuthCacheTTL allows; one not found is not cached, so a
+	// new workspace is there at once.
+	now := s.cfg.Now()
+	if w, ok := s.auth.workspaces.get(ref, now); ok {
+		return &w, nil
+	}
 	w, err := s.db.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: ref})
 	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
 		w, err = s.db.WorkspaceGet(ctx, &store.WorkspaceGetParams{Name: ref})
+	}
+	if err == nil {
+		s.auth.workspaces.put(ref, *w, now)
 	}
 	return w, err
 }
