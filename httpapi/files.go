@@ -69,14 +69,21 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, f *service.Sk
 		return
 	}
 	h.Set("Content-Type", contentType(f.Path))
-	h.Set("Content-Length", strconv.FormatInt(f.Size, 10))
+	s.stream(w, r, f.Body, f.Size, "file download failed", "path", f.Path, "digest", f.Digest)
+}
+
+// stream answers 200 with size bytes from body (headers only for HEAD).
+// A copy that fails after the status was sent is logged with attrs, and
+// the connection is cut so the client cannot take a short body for a
+// whole one.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, body io.Reader, size int64, failed string, attrs ...any) {
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
 	}
-	if _, err := io.Copy(w, f.Body); err != nil && r.Context().Err() == nil {
-		s.logger().ErrorContext(r.Context(), "file download failed", "request_id", requestID(r), "path", f.Path,
-			"digest", f.Digest, "error", err.Error())
+	if _, err := io.Copy(w, body); err != nil && r.Context().Err() == nil {
+		s.logger().ErrorContext(r.Context(), failed, append([]any{"request_id", requestID(r)}, append(attrs, "error", err.Error())...)...)
 		panic(http.ErrAbortHandler)
 	}
 }

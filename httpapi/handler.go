@@ -118,6 +118,15 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, rt Route, res any
 	if e, ok := res.(existed); ok && rt.Status == http.StatusCreated && e.AlreadyExisted() {
 		rt.Status = http.StatusOK
 	}
+	switch res := res.(type) {
+	case *service.AgentProfile:
+		// Served as the A2A card: its url needs the request's origin.
+		writeJSON(w, rt.Status, agentCard(r, res))
+		return
+	case *service.SkillArchive:
+		s.writeArchive(w, r, res)
+		return
+	}
 	switch {
 	case rt.Status == http.StatusNoContent || isNil(res):
 		w.WriteHeader(rt.Status)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/skilld/skilld/interop/a2acard"
 	"github.com/skilld/skilld/service"
 )
 
@@ -237,6 +238,12 @@ func (g *openAPIGen) success(rt Route, op service.Operation) (map[string]any, er
 	switch {
 	case rt.Status == http.StatusNoContent || op.Result == nil:
 		return map[string]any{"description": "done"}, nil
+	case rt.Op == "agents.card":
+		// Served as the A2A card built from the operation's result, not
+		// the result itself; the card's schema is the A2A specification's.
+		return map[string]any{"description": "the agent's A2A agent card", "content": jsonContent(map[string]any{
+			"type": "object", "required": []string{"name", "description", "url", "version", "capabilities", "skills"},
+			"description": "an AgentCard of the A2A protocol " + a2acard.ProtocolVersion + " (https://a2a-protocol.org); its skills are the agent's disclosed skills"})}, nil
 	case rt.Reply == ReplyFile:
 		return map[string]any{
 			"description": "the file's bytes; ETag is its digest, so If-None-Match answers 304",

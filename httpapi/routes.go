@@ -128,6 +128,9 @@ func Routes() []Route {
 		r(get, ws+"/agents/{id}", "agents.get", ok, none, RoleViewer),
 		r(patch, ws+"/agents/{id}", "agents.update", ok, json, RoleMember),
 		r(del, ws+"/agents/{id}", "agents.delete", noContent, none, RoleMember),
+		r(get, ws+"/agents/{id}/.well-known/agent-card.json", "agents.card", ok, none, RoleViewer),
+		r(get, ws+DiscoveryIndexPath, "discovery.index", ok, none, RoleViewer),
+		withReply(r(get, ws+DiscoveryArchivePath, "discovery.archive", ok, none, RoleViewer), ReplyFile),
 
 		r(post, ws+"/agents/{id}/tasks", "tasks.start", created, json, RoleMember),
 		r(get, ws+"/tasks", "tasks.list", ok, none, RoleViewer),
