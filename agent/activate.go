@@ -40,13 +40,6 @@ type activation struct {
 	allowed []allowedTool
 }
 
-// summaryOpenings are how much of an oversized SKILL.md its summary
-// quotes, tried in turn until the summary fits its cap.
-var summaryOpenings = []int{1500, 800, 400, 150, 0}
-
-// summaryFileLists are how many file names a summary lists, tried in turn.
-var summaryFileLists = []int{-1, 50, 12, 0}
-
 // activateTool builds activate_skill: its skill_name is an enum of exactly
 // the disclosed skills, so the model cannot invent one.
 func (r *run) activateTool() *tool.Tool {
@@ -192,29 +185,31 @@ func (r *run) renderPackage(ctx context.Context, s Skill, limit int) (*activatio
 	}
 	sandbox := r.cfg.Sandbox != nil
 	a := &activation{name: s.Name, entries: []string{strings.TrimSpace(md)}}
-	a.content = skillEntry(s.Name, md, dir, files, -1, sandbox)
-	if a.tokens = r.count(a.content); a.tokens <= limit {
-		return a, pkg, false, nil
+	f := EntryFormat{
+		Header: fmt.Sprintf("The skill's files are in %s/ (run its scripts from there with the shell tool):", dir),
+		More:   "list them with list_files",
+		Where:  func() (string, error) { return "at " + dir + "/SKILL.md", nil },
 	}
-	where := dir + "/SKILL.md"
 	if !sandbox {
-		id, err := r.cfg.Outputs.Put(ctx, md)
-		if err != nil {
-			return nil, nil, false, fmt.Errorf("skill '%s': storing its SKILL.md: %w", s.Name, err)
-		}
-		where = fmt.Sprintf("read_tool_output id %q", id)
-	}
-	mdTokens := r.count(md)
-	for _, listed := range summaryFileLists {
-		for _, opening := range summaryOpenings {
-			a.content = skillSummary(s.Name, md, mdTokens, limit, where, dir, files, opening, listed, sandbox)
-			if a.tokens = r.count(a.content); a.tokens <= limit {
-				return a, pkg, true, nil
+		f.Header = "The skill's files (not placed: this run has no sandbox):"
+		f.Where = func() (string, error) {
+			id, err := r.cfg.Outputs.Put(ctx, md)
+			if err != nil {
+				return "", fmt.Errorf("skill '%s': storing its SKILL.md: %w", s.Name, err)
 			}
+			return fmt.Sprintf("at read_tool_output id %q", id), nil
 		}
 	}
-	return a, nil, false, skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: even its shortest summary needs %d tokens, more than the %d allowed for one skill (%.0f%% of the window)",
-		s.Name, a.tokens, limit, 100*r.cfg.EntryShare)
+	content, tokens, summarized, ok, err := FitEntry(s.Name, md, files, f, limit, r.count)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	a.content, a.tokens = content, tokens
+	if !ok {
+		return a, nil, false, skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: even its shortest summary needs %d tokens, more than the %d allowed for one skill (%.0f%% of the window)",
+			s.Name, a.tokens, limit, 100*r.cfg.EntryShare)
+	}
+	return a, pkg, summarized, nil
 }
 
 // renderGo loads a Go skill: a fresh state, its entries rendered from it.
@@ -264,38 +259,4 @@ func skillText(p *pack.Package) string {
 		}
 	}
 	return ""
-}
-
-// fileList lists at most listed files (-1: all).
-func fileList(dir string, files []string, listed int, sandbox bool) string {
-	var b strings.Builder
-	if sandbox {
-		fmt.Fprintf(&b, "The skill's files are in %s/ (run its scripts from there with the shell tool):\n", dir)
-	} else {
-		b.WriteString("The skill's files (not placed: this run has no sandbox):\n")
-	}
-	shown := files
-	if listed >= 0 && len(files) > listed {
-		shown = files[:listed]
-	}
-	for _, f := range shown {
-		fmt.Fprintf(&b, "- %s\n", f)
-	}
-	if len(shown) < len(files) {
-		fmt.Fprintf(&b, "- … and %d more (list them with list_files)\n", len(files)-len(shown))
-	}
-	return b.String()
-}
-
-func skillEntry(name, md, dir string, files []string, listed int, sandbox bool) string {
-	return fmt.Sprintf("<skill_content name=%q>\n%s\n\n%s</skill_content>", name, strings.TrimSpace(md), fileList(dir, files, listed, sandbox))
-}
-
-func skillSummary(name, md string, mdTokens, limit int, where, dir string, files []string, opening, listed int, sandbox bool) string {
-	open := []rune(md)
-	if len(open) > opening {
-		open = append(open[:opening], []rune(" …")...)
-	}
-	return fmt.Sprintf("<skill_content name=%q>\nThis skill's SKILL.md is %d tokens, more than the %d allowed for one skill, so only its opening is shown. Read the whole file at %s before following it.\n\n%s\n\n%s</skill_content>",
-		name, mdTokens, limit, where, string(open), fileList(dir, files, listed, sandbox))
 }

@@ -1,0 +1,89 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/tool"
+	"github.com/skilld/skilld/pack"
+)
+
+const toolActivateSkill = agent.ActivateSkill
+
+type activateSkillParams struct {
+	SkillName string `json:"skill_name" jsonschema:"the name of the skill to activate, from list_skills"`
+}
+
+// activateSkillTool builds activate_skill with skill_name an enum of
+// exactly the disclosed skills, so a model cannot invent one (the call
+// still checks the name against the policy now: the enum may be stale).
+func (s *Server) activateSkillTool(names []string) *tool.Tool {
+	t, err := tool.New(toolActivateSkill, "Load a skill's instructions (its SKILL.md) and the list of its files. "+
+		"Call it before working on a task a skill covers; read the files it lists with read_skill_file.",
+		func(ctx context.Context, p activateSkillParams) (string, error) { return s.activate(ctx, p.SkillName) })
+	if err != nil {
+		panic(err)
+	}
+	name := &jsonschema.Schema{Type: "string", Description: "the name of the skill to activate, from list_skills"}
+	if len(names) > 0 {
+		// An empty enum would match nothing and some clients reject it;
+		// with no skills the description says so instead.
+		name.Enum = make([]any, len(names))
+		for i, n := range names {
+			name.Enum[i] = n
+		}
+	} else {
+		name.Description = "no skills are available in this workspace yet"
+	}
+	t.Schema = &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           map[string]*jsonschema.Schema{"skill_name": name},
+		Required:             []string{"skill_name"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+	return t
+}
+
+// activate renders a skill's entry as a run does: the whole SKILL.md in
+// <skill_content> with its file list when it fits one entry's share of the
+// window, else a summary (its size, its opening, where to read the rest),
+// else a too_large error. The client owns its conversation, so only the
+// per-entry budget applies here, not a run's budget of all skills together.
+func (s *Server) activate(ctx context.Context, name string) (string, error) {
+	sk, err := s.skill(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	list, err := s.files(ctx, sk)
+	if err != nil {
+		return "", err
+	}
+	files := make([]string, len(list.Files))
+	var md []byte
+	for i, f := range list.Files {
+		files[i] = f.Path
+		if pack.IsSkillMD(f.Path) {
+			if md, _, err = s.readFile(ctx, sk, f.Path, 0); err != nil {
+				return "", err
+			}
+		}
+	}
+	limit := int(s.opts.EntryShare * float64(s.opts.Window))
+	f := agent.EntryFormat{
+		Header: fmt.Sprintf("The skill's files (read one with read_skill_file, or as the resource skill://%s/<path>):", sk.Name),
+		More:   "resources/list shows them all",
+		Where: func() (string, error) {
+			return fmt.Sprintf("with read_skill_file {\"skill_name\": %q, \"path\": \"SKILL.md\"} or the resource %s", sk.Name, fileURI(sk.Name, "SKILL.md")), nil
+		},
+	}
+	content, n, _, ok, err := agent.FitEntry(sk.Name, string(md), files, f, limit, s.opts.Tokenizer.Count)
+	if err != nil || ok {
+		return content, err
+	}
+	return "", skilld.Errorf(skilld.ETOOLARGE, "skill %q was not activated: even its shortest summary needs %d tokens, more than the %d allowed for one skill (%.0f%% of a %d-token window)",
+		sk.Name, n, limit, 100*s.opts.EntryShare, s.opts.Window)
+}

@@ -1,0 +1,167 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+)
+
+// HTTPOptions configure HTTPHandler.
+type HTTPOptions struct {
+	Options
+	// SessionTimeout closes sessions idle this long (default 30 minutes),
+	// so abandoned clients do not hold servers forever.
+	SessionTimeout time.Duration
+}
+
+// HTTPHandler serves MCP over streamable HTTP. Every request carries
+// "Authorization: Bearer <token>"; the token's workspace is served, or the
+// one named by ?workspace= (an instance admin's choice, or a check that a
+// workspace token is where the client thinks). A client may declare its
+// model's window with ?context_window=N. Each session gets its own server
+// acting for the token, and every later request of the session must come
+// with the same token.
+func HTTPHandler(svc *service.Service, opts HTTPOptions) http.Handler {
+	if opts.SessionTimeout == 0 {
+		opts.SessionTimeout = 30 * time.Minute
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &httpHandler{svc: svc, opts: opts}
+	// One server without tools answers the SDK's per-request questions
+	// (supported protocol versions) for requests of existing sessions, so
+	// they do not build a server each.
+	h.probe = mcp.NewServer(&mcp.Implementation{Name: "skilld", Version: opts.Version}, nil)
+	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
+		Logger:         opts.Logger,
+		SessionTimeout: opts.SessionTimeout,
+	})
+	// The SDK binds a session to TokenInfo.UserID, refusing another token
+	// on it; the token is already checked, so the verifier only passes on
+	// what authenticate found.
+	h.bound = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		rs, _ := ctx.Value(requestKey{}).(*requestState)
+		if rs == nil {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: rs.actor.TokenID}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h.sdk)
+	return h
+}
+
+type httpHandler struct {
+	svc   *service.Service
+	opts  HTTPOptions
+	probe *mcp.Server
+	sdk   *mcp.StreamableHTTPHandler
+	bound http.Handler
+}
+
+type requestKey struct{}
+
+// requestState is one request's actor and, once built, its server: the
+// SDK asks for the server more than once per request.
+type requestState struct {
+	actor  service.Actor
+	window int
+	once   sync.Once
+	srv    *mcp.Server
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	secret, ok := bearer(r)
+	if !ok {
+		writeError(w, skilld.Errorf(skilld.EUNAUTHORIZED, "no bearer token: send Authorization: Bearer <skilld API token>"))
+		return
+	}
+	actor, err := h.svc.Authenticate(r.Context(), secret)
+	if err == nil && r.URL.Query().Get("workspace") != "" {
+		actor, err = h.svc.In(r.Context(), actor, r.URL.Query().Get("workspace"))
+	}
+	if err == nil {
+		err = actor.Can(skilld.RoleViewer)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	window := h.opts.Window
+	if v := r.URL.Query().Get("context_window"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			writeError(w, skilld.Errorf(skilld.EINVALID, "context_window must be a positive number of tokens, not %q", v))
+			return
+		}
+		window = n
+	}
+	rs := &requestState{actor: actor, window: window}
+	h.bound.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, rs)))
+}
+
+// server is the SDK's getServer: a new server for a new session, acting
+// for the request's token.
+func (h *httpHandler) server(r *http.Request) *mcp.Server {
+	rs, _ := r.Context().Value(requestKey{}).(*requestState)
+	if rs == nil {
+		return nil
+	}
+	if r.Header.Get("Mcp-Session-Id") != "" {
+		return h.probe
+	}
+	rs.once.Do(func() {
+		opts := h.opts.Options
+		opts.Window = rs.window
+		// The session outlives this request: its server must not stop
+		// with the request's context.
+		s, err := New(context.WithoutCancel(r.Context()), h.svc, rs.actor, opts)
+		if err != nil {
+			h.opts.Logger.Warn("mcp: starting a session", "err", err)
+			return
+		}
+		rs.srv = s.mcp
+	})
+	return rs.srv
+}
+
+func bearer(r *http.Request) (string, bool) {
+	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") || strings.TrimSpace(secret) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(secret), true
+}
+
+// writeError answers a request refused before MCP starts, in the REST
+// API's error shape, with the status its code means.
+func writeError(w http.ResponseWriter, err error) {
+	code := skilld.ErrorCode(err)
+	status := http.StatusInternalServerError
+	switch code {
+	case skilld.EUNAUTHORIZED:
+		status = http.StatusUnauthorized
+		w.Header().Set("WWW-Authenticate", `Bearer realm="skilld"`)
+	case skilld.EFORBIDDEN:
+		status = http.StatusForbidden
+	case skilld.ENOTFOUND:
+		status = http.StatusNotFound
+	case skilld.EINVALID:
+		status = http.StatusBadRequest
+	case skilld.EUNAVAILABLE:
+		status = http.StatusServiceUnavailable
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": skilld.ErrorMessage(err)}})
+}

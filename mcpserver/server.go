@@ -1,0 +1,285 @@
+// Package mcpserver serves a workspace's skills to any MCP client (Claude
+// Desktop, Cursor, VS Code, Codex, …) by progressive disclosure: a
+// list_skills tool, an activate_skill tool whose skill_name is an enum of
+// the disclosed skills, a read_skill_file tool, every skill file as a
+// skill://<name>/<path> resource, and the Skills extension
+// (io.modelcontextprotocol/skills: skills/list, skills/get).
+//
+// It is a thin adapter over service.Service, like the REST API: every call
+// runs as one service.Actor, so the token's role and the workspace's install
+// policy apply exactly as they do elsewhere. The MCP SDK's types stay inside
+// this package; callers get a Server (stdio) or an http.Handler.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/tokenizer"
+	"github.com/skilld/skilld/agent/tool"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/skilltools"
+)
+
+// DefaultWindow is the context window activations are budgeted against
+// when neither the operator nor the client says otherwise: the window of
+// today's common frontier models.
+const DefaultWindow = 128000
+
+// MaxFileRead caps what read_skill_file returns, the same cap as the agent
+// toolset's skills_get_file, so a model never gets a file larger than a
+// run would give it.
+const MaxFileRead = skilltools.MaxFileRead
+
+// Options configure a server; the zero value is usable.
+type Options struct {
+	// Window is the client model's context window in tokens (default
+	// DefaultWindow). One activation may take EntryShare of it, as in runs.
+	Window int
+	// EntryShare is the share of the window one activation may take
+	// (default agent.DefaultEntryShare).
+	EntryShare float64
+	// Tokenizer counts tokens for the budget (default o200k_base, the
+	// runtime's approximation for unknown models).
+	Tokenizer agent.Counter
+	// ManagementTools also offers the agent toolset's skill operations
+	// (skills_create, skills_edit_content, …). The service checks the
+	// actor's role on each call, so a viewer token gets a forbidden tool
+	// error for anything that changes the workspace.
+	ManagementTools bool
+	// Version is the server version reported to clients.
+	Version string
+	// Logger receives internal errors, whose details are never sent to
+	// clients (default: discard).
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Window == 0 {
+		o.Window = DefaultWindow
+	}
+	if o.EntryShare == 0 {
+		o.EntryShare = agent.DefaultEntryShare
+	}
+	switch {
+	case o.Window < 0:
+		return o, skilld.Errorf(skilld.EINVALID, "context window must be positive, not %d", o.Window)
+	case o.EntryShare < 0 || o.EntryShare > 1:
+		return o, skilld.Errorf(skilld.EINVALID, "entry share must be between 0 and 1, not %g", o.EntryShare)
+	}
+	if o.Tokenizer == nil {
+		t, err := tokenizer.NewCache().Get(tokenizer.O200kBase)
+		if err != nil {
+			return o, err
+		}
+		o.Tokenizer = t
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+// Server is one MCP server acting for one actor in one workspace.
+type Server struct {
+	svc   *service.Service
+	actor service.Actor
+	opts  Options
+	mcp   *mcp.Server
+
+	// mu guards what the session was last shown, so a later list can tell
+	// whether the skills changed and the client must be told.
+	mu        sync.Mutex
+	names     []string
+	resources map[string]string // URI → digest
+}
+
+// New returns a server for actor, which must already act in the workspace
+// to serve (service.In). It reads the workspace's disclosed skills now, for
+// the activate_skill enum and the resource list; both are refreshed when a
+// client lists tools or resources again.
+func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Options) (*Server, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := actor.Can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	s := &Server{svc: svc, actor: actor, opts: opts, resources: map[string]string{}}
+	caps := &mcp.ServerCapabilities{
+		Tools:     &mcp.ToolCapabilities{ListChanged: true},
+		Resources: &mcp.ResourceCapabilities{ListChanged: true},
+	}
+	caps.AddExtension(ExtensionSkills, map[string]any{})
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "skilld", Title: "skilld skills", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       opts.Logger,
+		Capabilities: caps,
+	})
+	for _, t := range []*tool.Tool{s.listSkillsTool(), s.readSkillFileTool()} {
+		s.addTool(t)
+	}
+	if opts.ManagementTools {
+		tools, err := skilltools.New(svc, actor)
+		if err != nil {
+			return nil, fmt.Errorf("building the management tools: %w", err)
+		}
+		for _, t := range tools {
+			s.addTool(t)
+		}
+	}
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name:        "skill-file",
+		Title:       "A file of a skill",
+		Description: "Any file of a disclosed skill, by skill name and path in the skill",
+		URITemplate: uriScheme + "://{skill}/{+path}",
+	}, s.readResource)
+	if err := s.registerExtension(); err != nil {
+		return nil, err
+	}
+	// Lists are the moment a client looks again: that is when the enum
+	// and the resources are brought up to date (and list_changed sent).
+	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" || method == "resources/list" {
+				if err := s.refresh(ctx); err != nil {
+					return nil, s.protocolError(err)
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	if err := s.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// instructions tell the client's model how the tools fit together.
+const instructions = "This server holds Agent Skills: folders of instructions (SKILL.md) with scripts and references. " +
+	"Call list_skills to see which skills exist, activate_skill before working on a task a skill covers, " +
+	"and read_skill_file (or the skill:// resources) for the files its instructions point to."
+
+// Run serves one client over the given streams (stdio for `skilld mcp`)
+// until the client disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	if err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out}); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	return nil
+}
+
+// refresh re-reads the disclosed skills and updates the activate_skill
+// enum and the resource list when they changed.
+func (s *Server) refresh(ctx context.Context) error {
+	skills, err := s.disclosed(ctx)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(skills))
+	for i, sk := range skills {
+		names[i] = sk.Name
+	}
+	uris := map[string]*mcp.Resource{}
+	for _, sk := range skills {
+		files, err := s.files(ctx, sk)
+		if err != nil {
+			return err
+		}
+		for _, f := range files.Files {
+			r := fileResource(sk, files.Version, f)
+			uris[r.URI] = r
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.names == nil || !slices.Equal(names, s.names) {
+		s.names = names
+		s.addTool(s.activateSkillTool(names))
+	}
+	var gone []string
+	for uri := range s.resources {
+		if uris[uri] == nil {
+			gone = append(gone, uri)
+			delete(s.resources, uri)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveResources(gone...)
+	}
+	for uri, r := range uris {
+		// Only new or changed files are (re-)added: every add announces
+		// a change, and a list must not announce one when nothing moved.
+		if d := r.Meta[metaDigest].(string); s.resources[uri] != d {
+			s.resources[uri] = d
+			s.mcp.AddResource(r, s.readResource)
+		}
+	}
+	return nil
+}
+
+// addTool offers a runtime tool over MCP: the same name, description and
+// schema, errors turned into MCP tool errors.
+func (s *Server) addTool(t *tool.Tool) {
+	schema := t.Schema
+	if schema == nil {
+		schema = &jsonschema.Schema{Type: "object"}
+	}
+	s.mcp.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly(t.Name)}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args json.RawMessage
+			// Clients send no arguments, or null, for a tool without
+			// parameters; the toolset reads both as {}.
+			if req.Params != nil && string(req.Params.Arguments) != "null" {
+				args = req.Params.Arguments
+			}
+			out, err := t.Call(ctx, args)
+			if err != nil {
+				return s.toolError(t.Name, err), nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out}}}, nil
+		})
+}
+
+// readOnly says which tools only read: this package's own tools and the
+// toolset's reads. Clients use the hint to skip confirmations.
+func readOnly(name string) bool {
+	switch name {
+	case toolListSkills, toolActivateSkill, toolReadSkillFile, "skills_list", "skills_get", "skills_list_files", "skills_get_file":
+		return true
+	}
+	return false
+}
+
+// toolError is how every failed call reaches the client: an MCP tool
+// error whose text names the code and what was wrong, and whose
+// structured content carries both for programs. Internal errors are
+// logged and shown only as a generic message.
+func (s *Server) toolError(name string, err error) *mcp.CallToolResult {
+	code := skilld.ErrorCode(err)
+	msg := skilld.ErrorMessage(err)
+	if code == skilld.EINTERNAL {
+		s.opts.Logger.Error("mcp tool failed", "tool", name, "err", err)
+	}
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s failed (%s): %s", name, code, msg)}},
+		StructuredContent: map[string]any{"error": map[string]any{"code": code, "message": msg}},
+	}
+}
