@@ -314,8 +314,14 @@ func messageEvent(taskID string, seq int64, at time.Time, m model.Message, skill
 }
 
 func (r *run) main(ctx context.Context) {
+	// The built-in tools are made before task.started so that it can say
+	// which tools the policy withholds; a failure to make them still
+	// comes after task.started, as before.
+	builtins, err := r.builtinTools()
+	withheld := r.withheldTools(builtins)
 	r.emit(ctx, EventTaskStarted, map[string]any{"input_chars": len(r.task.Input), "skills": len(r.cfg.Skills) + len(r.cfg.GoSkills), "window": r.cfg.Window,
-		"placement": r.cfg.Placement, "max_loaded": r.cfg.MaxLoaded, "max_messages": r.cfg.MaxMessages, "compaction": !r.cfg.NoCompaction})
+		"placement": r.cfg.Placement, "max_loaded": r.cfg.MaxLoaded, "max_messages": r.cfg.MaxMessages, "compaction": !r.cfg.NoCompaction,
+		"tools_withheld": len(withheld), "withheld_tools": withheld})
 	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil {
 		data := map[string]any{"provider": i.Provider, "isolated": i.Isolated, "enforced": i.Enforced}
 		if i.Warning != "" {
@@ -337,7 +343,6 @@ func (r *run) main(ctx context.Context) {
 		r.byName[gs.Name], r.goSkills[gs.Name] = s, gs
 		r.disclosed = append(r.disclosed, s)
 	}
-	builtins, err := r.builtinTools()
 	if err != nil {
 		r.finish(ctx, err)
 		return

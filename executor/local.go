@@ -69,6 +69,9 @@ type Config struct {
 	// agent.DefaultStorageRetry.
 	StorageRetry time.Duration
 	Logger       *slog.Logger
+	// Observer, when set, sees every run and its events (metrics,
+	// traces).
+	Observer Observer
 }
 
 // Local runs tasks in this process.
@@ -142,7 +145,7 @@ func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
 	}
 	l.mu.Unlock()
 	if !now {
-		l.enqueue(&own, false)
+		l.enqueue(ctx, &own, false)
 		return nil
 	}
 	held := true
@@ -154,7 +157,7 @@ func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
 	l.wg.Go(func() {
 		defer l.tasks.Done()
 		defer l.leave(&held)
-		l.execute(&own, true, &held)
+		l.execute(ctx, &own, true, &held)
 	})
 	return nil
 }

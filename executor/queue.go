@@ -27,13 +27,15 @@ type waiting struct {
 	wake   chan struct{}
 	// held is set once this waiting got a place.
 	held *bool
+	// parent is what the task was started under (see execute).
+	parent context.Context
 }
 
 // enqueue adds a task to the end of the queue and starts what fits.
-func (l *Local) enqueue(t *skilld.Task, resume bool) {
+func (l *Local) enqueue(ctx context.Context, t *skilld.Task, resume bool) {
 	l.mu.Lock()
 	l.tasks.Add(1)
-	l.pool.queue = append(l.pool.queue, &waiting{task: t, resume: resume})
+	l.pool.queue = append(l.pool.queue, &waiting{task: t, resume: resume, parent: context.WithoutCancel(ctx)})
 	l.mu.Unlock()
 	l.dispatch()
 }
@@ -50,6 +52,20 @@ func (l *Local) dequeue(taskID string) bool {
 		}
 	}
 	return false
+}
+
+// Queued is how many tasks wait in the queue for a place (not counting
+// running tasks waiting to get theirs back after an approval).
+func (l *Local) Queued() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, w := range l.pool.queue {
+		if w.task != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Position is a task's place in the queue, from 1; 0 when it is not
@@ -87,7 +103,7 @@ func (l *Local) dispatch() {
 			held := true
 			defer l.tasks.Done()
 			defer l.leave(&held)
-			l.execute(w.task, w.resume, &held)
+			l.execute(w.parent, w.task, w.resume, &held)
 		})
 	}
 }

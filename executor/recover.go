@@ -48,10 +48,10 @@ func (l *Local) Recover(ctx context.Context) error {
 		l.cfg.Logger.Info("recovering tasks", "resumed", len(resume), "queued", len(queued))
 	}
 	for _, t := range resume {
-		l.enqueue(t, true)
+		l.enqueue(ctx, t, true)
 	}
 	for _, t := range queued {
-		l.enqueue(t, false)
+		l.enqueue(ctx, t, false)
 	}
 	return nil
 }

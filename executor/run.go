@@ -20,8 +20,10 @@ import (
 
 // execute runs a task that got a place in the pool: a queued one from its
 // start, a resumed one from its log.
-func (l *Local) execute(t *skilld.Task, resume bool, held *bool) {
-	ctx := context.Background()
+// parent is what the task was started under: its values (the API
+// request's trace) carry on, its cancellation does not.
+func (l *Local) execute(parent context.Context, t *skilld.Task, resume bool, held *bool) {
+	ctx := context.WithoutCancel(parent)
 	if !resume {
 		if err := l.begin(ctx, t); err != nil {
 			if skilld.ErrorCode(err) != skilld.ECONFLICT { // ECONFLICT: cancelled while it waited
@@ -93,6 +95,18 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	status, msg := skilld.TaskFailed, ""
 	var sb sandbox.Sandbox
 	fenced := false // another run owns the task now
+	obs := l.observeRun(ctx, t)
+	// Deferred first, so it runs last: after the status is decided below.
+	defer func() {
+		switch {
+		case fenced:
+			obs.Ended("fenced")
+		case agent.Suspended(ctx):
+			obs.Ended("suspended")
+		default:
+			obs.Ended(string(status))
+		}
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			status, msg = skilld.TaskFailed, fmt.Sprintf("internal error: %v", p)
@@ -134,7 +148,7 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	if len(past) > 0 {
 		next = past[len(past)-1].Seq + 1
 	}
-	a, s, err := l.agentFor(ctx, t, opts, next)
+	a, s, err := l.agentFor(ctx, t, opts, next, obs)
 	sb = s
 	if sb != nil && opts.OnSandbox != nil {
 		opts.OnSandbox(sb)
@@ -154,6 +168,7 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 			return
 		}
 		l.notify(t.ID)
+		obs.Event(ev)
 		if opts.OnEvent != nil {
 			opts.OnEvent(ev)
 		}
@@ -229,7 +244,13 @@ func (l *Local) logFailure(ctx context.Context, taskID string, err error) {
 // from the task's cancellation: the end of a task is recorded even when it
 // was cancelled.
 func (l *Local) waitOut(ctx context.Context, what string, fn func(context.Context) error) error {
-	return outage.WaitOut(context.WithoutCancel(ctx), l.cfg.StorageRetry, what, fn)
+	return outage.WaitOut(context.WithoutCancel(ctx), l.cfg.StorageRetry, what, func(ctx context.Context) error {
+		err := fn(ctx)
+		if err != nil {
+			l.observer().StorageError(what, err)
+		}
+		return err
+	})
 }
 
 // finish records a task's end and lets its packages go.
@@ -260,7 +281,7 @@ func (l *Local) release(taskID string, sb sandbox.Sandbox, keep bool) {
 // agentFor builds the runtime for a task from its snapshot (its log goes
 // on at sequence number next), with its sandbox (returned for the caller
 // to release, also when the agent could not be built).
-func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, next int64) (*agent.Agent, sandbox.Sandbox, error) {
+func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, next int64, obs RunObserver) (*agent.Agent, sandbox.Sandbox, error) {
 	snap, err := service.TaskSnapshot(t)
 	if err != nil {
 		return nil, nil, err
@@ -317,7 +338,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		Skills: skills, Packages: l.cfg.Service.Packages(),
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
-		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: sb, SandboxInfo: &info,
+		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: observedSandbox{Sandbox: sb, obs: obs}, SandboxInfo: &info,
 		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
 		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate, Tools: tools,
 	})

@@ -166,6 +166,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 				"path", r.URL.Path, "error", err.Error(), "cause", errors.Unwrap(err))
 		}
 	}
+	if s.Metrics != nil && r.Context().Err() == nil {
+		s.Metrics.ObserveError("api", obj.Code)
+	}
 	writeJSON(w, status, ErrorBody{Error: obj})
 }
 

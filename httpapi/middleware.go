@@ -55,12 +55,13 @@ func (w *recorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// logRequests gives each request an ID and logs one line when it is done,
-// with its status and duration.
+// logRequests gives each request an ID (its sane incoming X-Request-Id, or
+// a new one) and logs one line when it is done, with its route pattern,
+// status and duration.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := newRequestID()
+		id := requestIDFrom(r)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 		w.Header().Set("X-Request-Id", id)
 		rec := &recorder{ResponseWriter: w}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/semaphore"
 
 	"github.com/skilld/skilld"
@@ -39,6 +40,16 @@ type Server struct {
 	// (defaults DefaultBodyIdleTimeout and DefaultMaxBodyBytesInFlight).
 	BodyIdleTimeout      time.Duration
 	MaxBodyBytesInFlight int64
+	// PublicDiscovery serves the Agent Skills discovery index of the
+	// workspace "default" at /.well-known/agent-skills/index.json without a
+	// token (skilld serve --public-discovery). Off by default.
+	PublicDiscovery bool
+	// Metrics, when set, records every request and serves GET /metrics
+	// (unauthenticated, like /healthz: scrapers carry no token).
+	Metrics Metrics
+	// Tracer, when set, makes a span per request, the parent of the
+	// spans of tasks it starts.
+	Tracer trace.Tracer
 
 	inFlightOnce sync.Once
 	inFlight     *semaphore.Weighted
@@ -69,7 +80,13 @@ func (s *Server) Handler() http.Handler {
 			mux.Handle(pattern, s.operation(rt, op))
 		}
 	}
-	return s.logRequests(s.recoverPanics(s.routeOrError(mux)))
+	if s.Metrics != nil {
+		mux.Handle("GET "+MetricsPath, s.Metrics.Handler())
+	}
+	if s.PublicDiscovery {
+		s.publicDiscovery(mux)
+	}
+	return s.logRequests(s.observeRequests(s.recoverPanics(s.routeOrError(mux))))
 }
 
 // slogLevel is the level of a request's log line: server failures stand

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/skilld/skilld"
+	"log/slog"
 	"time"
 
 	"github.com/skilld/skilld/agent"
@@ -48,6 +49,9 @@ type execOptions struct {
 	network, keep bool
 	maxRunning    int
 	taskTimeout   time.Duration
+	// observer and logger, when set, are the executor's (serve, worker).
+	observer executor.Observer
+	logger   *slog.Logger
 }
 
 // newExecutor builds the local executor the server and `skilld run` share.
@@ -57,7 +61,7 @@ func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, sbx *sa
 	cfg := executor.Config{
 		Service: svc, DB: db, Blobs: blobs, SandboxError: sbErr, AllowNetwork: o.network, KeepSandboxes: o.keep,
 		OpenModel: m.open, Tokenizer: m.counter, Window: model.ContextWindow,
-		MaxRunning: o.maxRunning, TaskTimeout: o.taskTimeout,
+		MaxRunning: o.maxRunning, TaskTimeout: o.taskTimeout, Observer: o.observer, Logger: o.logger,
 	}
 	if sbx != nil {
 		cfg.Sandboxes = sbx.Provider

@@ -16,6 +16,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/mcpserver"
 	"github.com/skilld/skilld/service"
 )
 
@@ -37,6 +38,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	sf.register(fs)
 	var sbf sandboxFlags
 	sbf.register(fs)
+	publicDiscovery := fs.Bool("public-discovery", os.Getenv("SKILLD_PUBLIC_DISCOVERY") == "1",
+		"serve the Agent Skills discovery index of workspace \"default\" at /.well-known/agent-skills/index.json\nwithout a token (env SKILLD_PUBLIC_DISCOVERY=1)")
 	keep := fs.Bool("keep-sandboxes", os.Getenv("SKILLD_KEEP_SANDBOXES") == "1",
 		"keep each task's sandbox folder after the task ends, to look at what it left (env SKILLD_KEEP_SANDBOXES=1)")
 	addr := fs.String("addr", cmp.Or(os.Getenv("SKILLD_ADDR"), "127.0.0.1:8080"), "address to listen on (env SKILLD_ADDR)")
@@ -53,6 +56,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	var tf taskFlags
 	tf.register(fs)
 	tf.registerExecutor(fs)
+	var of obsFlags
+	of.register(fs)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -60,7 +65,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) > 0 {
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
 	}
-	if err := errors.Join(envErr, sbf.check(), tf.check()); err != nil {
+	if err := errors.Join(envErr, sbf.check(), tf.check(), of.check()); err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
 	switch {
@@ -88,22 +93,34 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	logger := of.logger(e.stderr)
+	obs, err := of.open(ctx, db, "skilld")
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
+		return exitFailure
+	}
+	defer obs.close(context.WithoutCancel(ctx)) // after stopTasks: the runs' spans are ended by then
+	tf.observer = obs.observer()
 	watcher, stopTasks, err := tf.start(ctx, e, logger, svc, db, blobs, sbf, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"), *keep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
 	defer stopTasks()
+	obs.watchQueue(watcher)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
 	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: watcher,
-		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight}
+		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
+	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md); the rest is the REST API.
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}}))
+	mux.Handle("/", api.Handler())
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
-	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	dbURL, blobsURL, _ := sf.urls()
 	fmt.Fprintf(e.stderr, "skilld: listening on http://%s (db %s, blobs %s)\n", ln.Addr(), redactURL(dbURL), redactURL(blobsURL))

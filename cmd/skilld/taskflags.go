@@ -27,6 +27,8 @@ type taskFlags struct {
 	taskTimeout     time.Duration
 	shutdownTimeout time.Duration
 	envErr          error
+	// observer is what the local executor reports to (set by serve).
+	observer executor.Observer
 }
 
 // DefaultShutdownTimeout is how long a stopping server lets running tasks
@@ -91,7 +93,7 @@ func (f *taskFlags) start(ctx context.Context, e *env, logger *slog.Logger, svc 
 		fmt.Fprintln(e.stderr, describe(sbx.Info()))
 	}
 	exec := newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
-		execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout})
+		execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout, observer: f.observer, logger: logger})
 	svc.SetExecutor(exec)
 	if err := exec.Recover(ctx); err != nil {
 		if sbx != nil {

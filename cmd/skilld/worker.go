@@ -33,6 +33,8 @@ func runWorker(ctx context.Context, e *env, args []string) int {
 	tf.register(fs)
 	xf := taskFlags{executor: "temporal"}
 	xf.register(fs)
+	var of obsFlags
+	of.register(fs)
 	keep := fs.Bool("keep-sandboxes", os.Getenv("SKILLD_KEEP_SANDBOXES") == "1",
 		"keep each task's sandbox folder after the task ends (env SKILLD_KEEP_SANDBOXES=1)")
 	pos, code, ok := parseArgs(fs, args)
@@ -42,7 +44,7 @@ func runWorker(ctx context.Context, e *env, args []string) int {
 	if len(pos) > 0 {
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
 	}
-	if err := errors.Join(sbf.check(), xf.check()); err != nil {
+	if err := errors.Join(sbf.check(), xf.check(), of.check()); err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
 	fail := func(err error) int {
@@ -65,7 +67,12 @@ func runWorker(ctx context.Context, e *env, args []string) int {
 	}
 	defer sbx.close()
 	fmt.Fprintln(e.stderr, describe(sbx.Info()))
-	logger := slog.New(slog.NewTextHandler(e.stderr, nil))
+	logger := of.logger(e.stderr)
+	obs, err := of.open(ctx, nil, "skilld-worker") // traces only: a worker serves no /metrics
+	if err != nil {
+		return fail(err)
+	}
+	defer obs.close(context.WithoutCancel(ctx))
 	c, err := tf.dial(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		return fail(err)
@@ -73,7 +80,7 @@ func runWorker(ctx context.Context, e *env, args []string) int {
 	defer c.Close()
 	svc := service.New(db, blobs, nil, service.Config{})
 	runner := newExecutor(svc, db, blobs, sbx, nil, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
-		execOptions{network: sbf.network, keep: *keep, taskTimeout: xf.taskTimeout})
+		execOptions{network: sbf.network, keep: *keep, taskTimeout: xf.taskTimeout, observer: obs.observer(), logger: logger})
 	acts := &skdtemporal.Activities{Runner: runner, DB: db, Logger: logger}
 	// On stop, steps in flight get --shutdown-timeout to finish; then the
 	// runs are suspended, and other workers take them over.
