@@ -50,6 +50,10 @@ type Server struct {
 	// Tracer, when set, makes a span per request, the parent of the
 	// spans of tasks it starts.
 	Tracer trace.Tracer
+	// Mounts are other handlers served beside the API by path pattern
+	// (the MCP endpoint), behind the same request ids, logging, metrics
+	// and panic recovery; they authenticate themselves.
+	Mounts map[string]http.Handler
 
 	inFlightOnce sync.Once
 	inFlight     *semaphore.Weighted
@@ -82,6 +86,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Metrics != nil {
 		mux.Handle("GET "+MetricsPath, s.Metrics.Handler())
+	}
+	for pattern, h := range s.Mounts {
+		mux.Handle(pattern, h)
 	}
 	if s.PublicDiscovery {
 		s.publicDiscovery(mux)

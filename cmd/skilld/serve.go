@@ -115,12 +115,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: watcher,
 		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
-	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md); the rest is the REST API.
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}}))
-	mux.Handle("/", api.Handler())
+	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
+	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}})}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	dbURL, blobsURL, _ := sf.urls()
 	fmt.Fprintf(e.stderr, "skilld: listening on http://%s (db %s, blobs %s)\n", ln.Addr(), redactURL(dbURL), redactURL(blobsURL))
