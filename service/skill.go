@@ -71,6 +71,7 @@ type ListSkillsParams struct {
 	IncludeCatalog bool              `json:"include_catalog,omitempty" query:"include_catalog" jsonschema:"also list catalog items this workspace has not installed, after its own skills"`
 	Page           int               `json:"page,omitempty" query:"page" jsonschema:"page number, from 1"`
 	PageSize       int               `json:"page_size,omitempty" query:"page_size" jsonschema:"items per page, at most 100 (default 50)"`
+	PageToken      string            `json:"page_token,omitempty" query:"page_token" jsonschema:"the next_page_token of the previous page: the next page, as fast at any depth as the first (instead of page)"`
 }
 
 // SkillListItem is a workspace skill (Kind "skill") or a catalog item the
@@ -83,10 +84,14 @@ type SkillListItem struct {
 
 // SkillPage is one page of a skill list. Lists never carry SKILL.md bodies.
 type SkillPage struct {
-	Items    []SkillListItem `json:"items"`
-	Total    int             `json:"total"`
-	Page     int             `json:"page"`
-	PageSize int             `json:"page_size"`
+	Items []SkillListItem `json:"items"`
+	Total int             `json:"total"`
+	// Page is the page number; 0 for a page reached by page_token.
+	Page     int `json:"page"`
+	PageSize int `json:"page_size"`
+	// NextPageToken, when there may be more, gets the next page with
+	// page_token at the cost of the first at any depth.
+	NextPageToken string `json:"next_page_token,omitempty"`
 }
 
 // ListSkills pages through the workspace's skills by name, then, with
@@ -102,13 +107,32 @@ func (s *Service) ListSkills(ctx context.Context, a Actor, p ListSkillsParams) (
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.db.SkillList(ctx, &store.SkillListParams{
-		WorkspaceID: a.WorkspaceID, Search: p.Search, SourceType: p.SourceType, IncludeCatalog: p.IncludeCatalog, Page: pg,
-	})
+	lp := &store.SkillListParams{WorkspaceID: a.WorkspaceID, Search: p.Search, SourceType: p.SourceType, IncludeCatalog: p.IncludeCatalog, Page: pg}
+	query := filterDigest(a.WorkspaceID, p.Search, p.SourceType, p.IncludeCatalog)
+	if p.PageToken != "" {
+		if p.Page > 1 {
+			return nil, invalidField("page_token", "give page or page_token, not both")
+		}
+		key, err := decodePageToken(p.PageToken, "skills", query, 3)
+		if err != nil {
+			return nil, err
+		}
+		lp.After = &store.SkillListCursor{Catalog: key[0] == "catalog", Registry: key[1], Name: key[2]}
+		norm.Page = 0
+	}
+	res, err := s.db.SkillList(ctx, lp)
 	if err != nil {
 		return nil, err
 	}
 	out := &SkillPage{Items: make([]SkillListItem, len(res.Items)), Total: res.Total, Page: norm.Page, PageSize: norm.PageSize}
+	if n := len(res.Items); n == norm.PageSize && (p.PageToken != "" || pg.Offset+n < res.Total) {
+		last := res.Items[n-1]
+		if last.Skill != nil {
+			out.NextPageToken = encodePageToken("skills", query, "skill", "", last.Skill.Name)
+		} else {
+			out.NextPageToken = encodePageToken("skills", query, "catalog", last.Catalog.Registry, last.Catalog.Name)
+		}
+	}
 	for i, it := range res.Items {
 		if it.Skill != nil {
 			out.Items[i] = SkillListItem{Kind: "skill", SkillView: view(it.Skill, nil)}

@@ -62,6 +62,16 @@ type SkillListParams struct {
 	// IncludeCatalog appends catalog items not installed in the workspace.
 	IncludeCatalog bool
 	Page           Page
+	// After, when set, starts the page after that row instead of at
+	// Page.Offset (a keyset page: as fast at any depth as the first).
+	After *SkillListCursor
+}
+
+// SkillListCursor is the last row of a page: the skill named Name, or, with
+// Catalog, the catalog item Registry/Name.
+type SkillListCursor struct {
+	Catalog        bool
+	Registry, Name string
 }
 
 // SkillListItem is one row of a skill list: a workspace skill, or a catalog

@@ -71,6 +71,8 @@ func benchSkillList(b *testing.B, open func(b *testing.B) store.Store) {
 	}{
 		{"FirstPage", store.SkillListParams{Page: store.Page{Limit: 50}}},
 		{"Page1000", store.SkillListParams{Page: store.Page{Limit: 50, Offset: 50_000}}},
+		// The same page reached by its cursor: the last name of page 999.
+		{"Keyset1000", store.SkillListParams{Page: store.Page{Limit: 50}, After: &store.SkillListCursor{Name: fmt.Sprintf("skill %06d", 49_999)}}},
 		{"Search", store.SkillListParams{Search: "skill 09999", Page: store.Page{Limit: 50}}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

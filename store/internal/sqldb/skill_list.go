@@ -23,6 +23,26 @@ type skillListQueries struct {
 	catalogCount, catalogPage *Statement
 }
 
+// keyset returns the statements that start after p.After: the skill page
+// from the next name (OFFSET 0), and the catalog page after the cursor's
+// item when the cursor is in the catalog.
+func (qs skillListQueries) keyset(p *store.SkillListParams) skillListQueries {
+	if p.After == nil {
+		return qs
+	}
+	if !p.After.Catalog {
+		qs.skillPage = Statement{strings.Replace(qs.skillPage.SQL, " ORDER BY s.name LIMIT", " AND s.name > ? ORDER BY s.name LIMIT", 1),
+			append(append([]any{}, qs.skillPage.Args...), p.After.Name)}
+		return qs
+	}
+	if qs.catalogPage != nil {
+		cp := Statement{strings.Replace(qs.catalogPage.SQL, " ORDER BY c.registry, c.name LIMIT", " AND (c.registry > ? OR c.registry = ? AND c.name > ?) ORDER BY c.registry, c.name LIMIT", 1),
+			append(append([]any{}, qs.catalogPage.Args...), p.After.Registry, p.After.Registry, p.After.Name)}
+		qs.catalogPage = &cp
+	}
+	return qs
+}
+
 func buildSkillList(d *Dialect, p *store.SkillListParams) skillListQueries {
 	where := []string{"s.workspace_id = ?"}
 	args := []any{p.WorkspaceID}
@@ -96,14 +116,22 @@ func (s *Store) SkillListStatements(p *store.SkillListParams) []Statement {
 // with LIMIT/OFFSET.
 func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*store.SkillListResult, error) {
 	pg := p.Page.Normalize()
-	qs := buildSkillList(q.d, p)
+	qs := buildSkillList(q.d, p).keyset(p)
 	res := &store.SkillListResult{Items: []store.SkillListItem{}}
 	var nSkills int
 	if err := q.c.QueryRow(ctx, qs.skillCount.SQL, qs.skillCount.Args...).Scan(&nSkills); err != nil && !isNoRows(err) {
 		return nil, internal(err, "counting skills")
 	}
 	res.Total = nSkills
-	if pg.Offset < nSkills {
+	inCatalog := p.After != nil && p.After.Catalog
+	if p.After != nil {
+		// A keyset page starts at its cursor; offsets count from there.
+		pg.Offset = 0
+		if inCatalog {
+			nSkills = 0
+		}
+	}
+	if pg.Offset < nSkills && !inCatalog {
 		rows, err := q.c.Query(ctx, qs.skillPage.SQL, append(qs.skillPage.Args, pg.Limit, pg.Offset)...)
 		skills, err := collect(rows, err, scanSkillRead)
 		if err != nil {

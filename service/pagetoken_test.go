@@ -1,0 +1,96 @@
+package service_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+// Paging by page_token walks the same rows, in the same order, as paging
+// by number, through skills and then catalog items, and a token is only
+// good for the list and filters it came from.
+func TestSkillPageTokens(t *testing.T) {
+	for _, d := range storetest.Drivers(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			e := newEnv(t, d.Open, service.Config{}, nil)
+			for i := range 7 {
+				md := fmt.Sprintf("---\nname: skill-%02d\ndescription: Skill %d for paging.\n---\nBody.\n", 6-i, i)
+				if _, err := e.svc.CreateSkill(t.Context(), e.admin, service.CreateSkillParams{Files: map[string]string{"SKILL.md": md}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, reg := range []string{"beta", "alpha"} {
+				if _, err := e.svc.CreateRegistry(t.Context(), e.root, service.CreateRegistryParams{Name: reg, Trust: skilld.TrustCommunity}); err != nil {
+					t.Fatal(err)
+				}
+				for i := range 4 {
+					publish(t, e, reg, fmt.Sprintf("item-%d", 3-i), "An item for paging.")
+				}
+			}
+			key := func(it service.SkillListItem) string {
+				if it.Kind == "catalog" {
+					return "catalog:" + it.CatalogItem.Registry + "/" + it.CatalogItem.Name
+				}
+				return it.Name
+			}
+			for _, catalog := range []bool{false, true} {
+				var byNumber []string
+				for page := 1; ; page++ {
+					res, err := e.svc.ListSkills(t.Context(), e.member, service.ListSkillsParams{IncludeCatalog: catalog, Page: page, PageSize: 3})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, it := range res.Items {
+						byNumber = append(byNumber, key(it))
+					}
+					if len(res.Items) < 3 {
+						break
+					}
+				}
+				var byToken []string
+				p := service.ListSkillsParams{IncludeCatalog: catalog, PageSize: 3}
+				for pages := 0; ; pages++ {
+					res, err := e.svc.ListSkills(t.Context(), e.member, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pages > 0 && res.Page != 0 {
+						t.Errorf("a page reached by token says page %d", res.Page)
+					}
+					for _, it := range res.Items {
+						byToken = append(byToken, key(it))
+					}
+					if res.NextPageToken == "" {
+						break
+					}
+					p.PageToken = res.NextPageToken
+				}
+				if want := map[bool]int{false: 7, true: 15}[catalog]; !slices.Equal(byNumber, byToken) || len(byNumber) != want {
+					t.Errorf("catalog %v: by number %v, by token %v", catalog, byNumber, byToken)
+				}
+			}
+
+			first, err := e.svc.ListSkills(t.Context(), e.member, service.ListSkillsParams{PageSize: 3})
+			if err != nil || first.NextPageToken == "" {
+				t.Fatalf("%+v, %v", first, err)
+			}
+			for _, bad := range []service.ListSkillsParams{
+				{PageToken: first.NextPageToken, Search: "skill"},
+				{PageToken: first.NextPageToken, IncludeCatalog: true},
+				{PageToken: "not-a-token"},
+				{PageToken: first.NextPageToken, Page: 2},
+			} {
+				if _, err := e.svc.ListSkills(t.Context(), e.member, bad); skilld.ErrorCode(err) != skilld.EINVALID {
+					t.Errorf("%+v: %v, want invalid", bad, err)
+				}
+			}
+			if _, err := e.svc.ListSkills(t.Context(), e.other, service.ListSkillsParams{PageToken: first.NextPageToken}); skilld.ErrorCode(err) != skilld.EINVALID {
+				t.Errorf("another workspace's token: %v", err)
+			}
+		})
+	}
+}
