@@ -169,6 +169,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	body, err := json.Marshal(v)
+	if err != nil {
+		// Results are plain data; this would be a bug, so say so.
+		body = []byte(`{"error":{"code":"internal","message":"the answer could not be encoded"}}`)
+		status = http.StatusInternalServerError
+	}
+	writeBody(w, status, append(body, '\n'))
 }

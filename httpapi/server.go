@@ -93,7 +93,7 @@ func (s *Server) Handler() http.Handler {
 	if s.PublicDiscovery {
 		s.publicDiscovery(mux)
 	}
-	return s.logRequests(s.observeRequests(s.recoverPanics(s.routeOrError(mux))))
+	return s.logRequests(s.observeRequests(s.recoverPanics(s.acceptGzip(s.routeOrError(mux)))))
 }
 
 // slogLevel is the level of a request's log line: server failures stand
