@@ -166,15 +166,17 @@ func (s *Service) GetAgent(ctx context.Context, a Actor, p GetAgentParams) (*ski
 }
 
 type ListAgentsParams struct {
-	Page     int `json:"page,omitempty" query:"page"`
-	PageSize int `json:"page_size,omitempty" query:"page_size"`
+	Page      int    `json:"page,omitempty" query:"page"`
+	PageSize  int    `json:"page_size,omitempty" query:"page_size"`
+	PageToken string `json:"page_token,omitempty" query:"page_token" jsonschema:"the next_page_token of the previous page (instead of page)"`
 }
 
 type AgentPage struct {
-	Items    []*skilld.Agent `json:"items"`
-	Total    int             `json:"total"`
-	Page     int             `json:"page"`
-	PageSize int             `json:"page_size"`
+	Items         []*skilld.Agent `json:"items"`
+	Total         int             `json:"total"`
+	Page          int             `json:"page"`
+	PageSize      int             `json:"page_size"`
+	NextPageToken string          `json:"next_page_token,omitempty"`
 }
 
 // ListAgents lists the workspace's agents by name (viewers and up).
@@ -182,7 +184,8 @@ func (s *Service) ListAgents(ctx context.Context, a Actor, p ListAgentsParams) (
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	pg, norm, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
+	query := filterDigest(a.WorkspaceID)
+	pg, norm, err := keyed(Page{Page: p.Page, PageSize: p.PageSize}, p.PageToken, "agents", query)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +193,11 @@ func (s *Service) ListAgents(ctx context.Context, a Actor, p ListAgentsParams) (
 	if items == nil {
 		items = []*skilld.Agent{}
 	}
-	return &AgentPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}, err
+	out := &AgentPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}
+	if len(items) > 0 {
+		out.NextPageToken = nextToken(pg, len(items), total, "agents", query, items[len(items)-1].Name)
+	}
+	return out, err
 }
 
 type UpdateAgentParams struct {

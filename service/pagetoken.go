@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	"github.com/skilld/skilld/store"
 )
 
 // A page token is where a keyset page starts: the sort key of the last
@@ -54,4 +56,32 @@ func decodePageToken(tok, list, query string, keys int) ([]string, error) {
 		return nil, bad("it was made with other filters")
 	}
 	return pt.Key, nil
+}
+
+// keyed resolves a list's page and page token: the store page (starting
+// after the token's key when there is one) and the page number to report
+// (0 for a page reached by token).
+func keyed(p Page, token, list, query string) (store.Page, Page, error) {
+	pg, norm, err := p.normalize()
+	if err != nil || token == "" {
+		return pg, norm, err
+	}
+	if p.Page > 1 {
+		return pg, norm, invalidField("page_token", "give page or page_token, not both")
+	}
+	key, err := decodePageToken(token, list, query, 1)
+	if err != nil {
+		return pg, norm, err
+	}
+	pg.After, pg.Offset, norm.Page = key[0], 0, 0
+	return pg, norm, nil
+}
+
+// nextToken is the token of the page after one of n rows ending at key,
+// or "" when that was the last page.
+func nextToken(pg store.Page, n, total int, list, query, key string) string {
+	if n == 0 || n < pg.Limit || pg.After == "" && pg.Offset+n >= total {
+		return ""
+	}
+	return encodePageToken(list, query, key)
 }

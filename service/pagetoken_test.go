@@ -94,3 +94,80 @@ func TestSkillPageTokens(t *testing.T) {
 		})
 	}
 }
+
+// Agents and tasks page by token the same way.
+func TestAgentAndTaskPageTokens(t *testing.T) {
+	for _, d := range storetest.Drivers(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			e := newEnv(t, d.Open, service.Config{}, nil)
+			var agentID string
+			for i := range 7 {
+				ag, err := e.svc.CreateAgent(t.Context(), e.member, service.AgentParams{Name: fmt.Sprintf("agent-%d", 6-i)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				agentID = ag.ID
+			}
+			for i := range 7 {
+				if _, err := e.svc.StartTask(t.Context(), e.member, service.StartTaskParams{AgentRef: service.AgentRef{ID: agentID}, Input: fmt.Sprint("task ", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			walk := func(list func(page int, token string) ([]string, string, error)) (byNumber, byToken []string) {
+				for page := 1; ; page++ {
+					keys, _, err := list(page, "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					byNumber = append(byNumber, keys...)
+					if len(keys) < 3 {
+						break
+					}
+				}
+				for token := ""; ; {
+					keys, next, err := list(0, token)
+					if err != nil {
+						t.Fatal(err)
+					}
+					byToken = append(byToken, keys...)
+					if next == "" {
+						return byNumber, byToken
+					}
+					token = next
+				}
+			}
+			an, at := walk(func(page int, token string) ([]string, string, error) {
+				res, err := e.svc.ListAgents(t.Context(), e.member, service.ListAgentsParams{Page: page, PageSize: 3, PageToken: token})
+				if err != nil {
+					return nil, "", err
+				}
+				var keys []string
+				for _, ag := range res.Items {
+					keys = append(keys, ag.Name)
+				}
+				return keys, res.NextPageToken, nil
+			})
+			tn, tt := walk(func(page int, token string) ([]string, string, error) {
+				res, err := e.svc.ListTasks(t.Context(), e.member, service.ListTasksParams{Page: page, PageSize: 3, PageToken: token})
+				if err != nil {
+					return nil, "", err
+				}
+				var keys []string
+				for _, task := range res.Items {
+					keys = append(keys, task.ID)
+				}
+				return keys, res.NextPageToken, nil
+			})
+			if len(an) != 7 || !slices.Equal(an, at) || len(tn) != 7 || !slices.Equal(tn, tt) {
+				t.Errorf("agents %v / %v, tasks %v / %v", an, at, tn, tt)
+			}
+			first, err := e.svc.ListAgents(t.Context(), e.member, service.ListAgentsParams{PageSize: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.svc.ListTasks(t.Context(), e.member, service.ListTasksParams{PageToken: first.NextPageToken}); skilld.ErrorCode(err) != skilld.EINVALID {
+				t.Errorf("an agents token on the task list: %v", err)
+			}
+		})
+	}
+}

@@ -182,17 +182,19 @@ func (s *Service) position(t *skilld.Task) {
 }
 
 type ListTasksParams struct {
-	Agent    string            `json:"agent,omitempty" query:"agent" jsonschema:"only tasks of this agent (ID or name)"`
-	Status   skilld.TaskStatus `json:"status,omitempty" query:"status"`
-	Page     int               `json:"page,omitempty" query:"page"`
-	PageSize int               `json:"page_size,omitempty" query:"page_size"`
+	Agent     string            `json:"agent,omitempty" query:"agent" jsonschema:"only tasks of this agent (ID or name)"`
+	Status    skilld.TaskStatus `json:"status,omitempty" query:"status"`
+	Page      int               `json:"page,omitempty" query:"page"`
+	PageSize  int               `json:"page_size,omitempty" query:"page_size"`
+	PageToken string            `json:"page_token,omitempty" query:"page_token" jsonschema:"the next_page_token of the previous page (instead of page)"`
 }
 
 type TaskPage struct {
-	Items    []*skilld.Task `json:"items"`
-	Total    int            `json:"total"`
-	Page     int            `json:"page"`
-	PageSize int            `json:"page_size"`
+	Items         []*skilld.Task `json:"items"`
+	Total         int            `json:"total"`
+	Page          int            `json:"page"`
+	PageSize      int            `json:"page_size"`
+	NextPageToken string         `json:"next_page_token,omitempty"`
 }
 
 // ListTasks lists the workspace's tasks, newest first (viewers and up).
@@ -200,7 +202,8 @@ func (s *Service) ListTasks(ctx context.Context, a Actor, p ListTasksParams) (*T
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	pg, norm, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
+	query := filterDigest(a.WorkspaceID, p.Agent, p.Status)
+	pg, norm, err := keyed(Page{Page: p.Page, PageSize: p.PageSize}, p.PageToken, "tasks", query)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +223,11 @@ func (s *Service) ListTasks(ctx context.Context, a Actor, p ListTasksParams) (*T
 		t.Config = nil // lists stay small; GetTask has the snapshot
 		s.position(t)
 	}
-	return &TaskPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}, err
+	out := &TaskPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}
+	if len(items) > 0 {
+		out.NextPageToken = nextToken(pg, len(items), total, "tasks", query, items[len(items)-1].ID)
+	}
+	return out, err
 }
 
 type TaskEventsParams struct {

@@ -78,6 +78,9 @@ const (
 type Page struct {
 	Limit  int
 	Offset int
+	// After, when set, is the sort key of the row before the page (a
+	// keyset page, Offset ignored): the name for agents, the ID for tasks.
+	After string
 }
 
 // Normalize returns the page with defaults and caps applied.

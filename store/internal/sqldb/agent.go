@@ -128,8 +128,12 @@ func (q *Queries) AgentList(ctx context.Context, p *store.AgentListParams) ([]*s
 	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM agents WHERE workspace_id = ?`, p.WorkspaceID).Scan(&total); err != nil {
 		return nil, 0, internal(err, "counting agents")
 	}
-	rows, err := q.c.Query(ctx, `SELECT `+agentColumns+` FROM agents WHERE workspace_id = ? ORDER BY name LIMIT ? OFFSET ?`,
-		p.WorkspaceID, pg.Limit, pg.Offset)
+	cond, args := "workspace_id = ?", []any{p.WorkspaceID}
+	if pg.After != "" {
+		cond, args, pg.Offset = cond+" AND name > ?", append(args, pg.After), 0
+	}
+	rows, err := q.c.Query(ctx, `SELECT `+agentColumns+` FROM agents WHERE `+cond+` ORDER BY name LIMIT ? OFFSET ?`,
+		append(args, pg.Limit, pg.Offset)...)
 	agents, err := collect(rows, err, scanAgent)
 	if err != nil {
 		return nil, 0, internal(err, "listing agents")

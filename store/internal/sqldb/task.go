@@ -103,6 +103,9 @@ func (q *Queries) TaskList(ctx context.Context, p *store.TaskListParams) ([]*ski
 	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM tasks WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, internal(err, "counting tasks")
 	}
+	if pg.After != "" {
+		cond, args, pg.Offset = cond+" AND id < ?", append(args, pg.After), 0
+	}
 	rows, err := q.c.Query(ctx, `SELECT `+taskColumns+` FROM tasks WHERE `+cond+` ORDER BY id DESC LIMIT ? OFFSET ?`,
 		append(args, pg.Limit, pg.Offset)...)
 	tasks, err := collect(rows, err, scanTask)
