@@ -113,17 +113,19 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 }
 
 type ListCatalogItemsParams struct {
-	Search   string `json:"search,omitempty" query:"search" jsonschema:"text to find in names and descriptions"`
-	Registry string `json:"registry,omitempty" query:"registry" jsonschema:"only items of this registry"`
-	Page     int    `json:"page,omitempty" query:"page"`
-	PageSize int    `json:"page_size,omitempty" query:"page_size"`
+	Search    string `json:"search,omitempty" query:"search" jsonschema:"text to find in names and descriptions"`
+	Registry  string `json:"registry,omitempty" query:"registry" jsonschema:"only items of this registry"`
+	Page      int    `json:"page,omitempty" query:"page"`
+	PageSize  int    `json:"page_size,omitempty" query:"page_size"`
+	PageToken string `json:"page_token,omitempty" query:"page_token" jsonschema:"the next_page_token of the previous page (instead of page)"`
 }
 
 type CatalogPage struct {
-	Items    []*skilld.CatalogItem `json:"items"`
-	Total    int                   `json:"total"`
-	Page     int                   `json:"page"`
-	PageSize int                   `json:"page_size"`
+	Items         []*skilld.CatalogItem `json:"items"`
+	Total         int                   `json:"total"`
+	Page          int                   `json:"page"`
+	PageSize      int                   `json:"page_size"`
+	NextPageToken string                `json:"next_page_token,omitempty"`
 }
 
 // ListCatalogItems lists catalog items, visible to every workspace.
@@ -131,7 +133,8 @@ func (s *Service) ListCatalogItems(ctx context.Context, a Actor, p ListCatalogIt
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	pg, norm, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
+	query := filterDigest(p.Search, p.Registry)
+	pg, norm, err := keyed(Page{Page: p.Page, PageSize: p.PageSize}, p.PageToken, "catalog", query)
 	if err != nil {
 		return nil, err
 	}
@@ -150,5 +153,10 @@ func (s *Service) ListCatalogItems(ctx context.Context, a Actor, p ListCatalogIt
 	if items == nil {
 		items = []*skilld.CatalogItem{}
 	}
-	return &CatalogPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}, nil
+	out := &CatalogPage{Items: items, Total: total, Page: norm.Page, PageSize: norm.PageSize}
+	if len(items) > 0 {
+		last := items[len(items)-1]
+		out.NextPageToken = nextToken(pg, len(items), total, "catalog", query, last.Registry+"\x00"+last.Name)
+	}
+	return out, nil
 }

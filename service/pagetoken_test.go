@@ -171,3 +171,75 @@ func TestAgentAndTaskPageTokens(t *testing.T) {
 		})
 	}
 }
+
+// Versions and catalog items page by token too.
+func TestVersionAndCatalogPageTokens(t *testing.T) {
+	e := newEnv(t, storetest.Drivers(t)[0].Open, service.Config{}, nil)
+	md := func(v int) string {
+		return fmt.Sprintf("---\nname: versioned\ndescription: Version %d of a skill.\n---\nBody %d.\n", v, v)
+	}
+	sk, err := e.svc.CreateSkill(t.Context(), e.admin, service.CreateSkillParams{Files: map[string]string{"SKILL.md": md(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := 2; v <= 7; v++ {
+		if _, err := e.svc.ReplaceSkillFiles(t.Context(), e.admin, service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: sk.ID}, Files: map[string]string{"SKILL.md": md(v)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var numbers []int
+	for p := (service.ListSkillVersionsParams{SkillRef: service.SkillRef{ID: sk.ID}, PageSize: 3}); ; {
+		res, err := e.svc.ListSkillVersions(t.Context(), e.member, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range res.Items {
+			numbers = append(numbers, v.Number)
+		}
+		if res.NextPageToken == "" {
+			break
+		}
+		p.PageToken = res.NextPageToken
+	}
+	if !slices.Equal(numbers, []int{7, 6, 5, 4, 3, 2, 1}) {
+		t.Errorf("versions by token: %v", numbers)
+	}
+
+	for _, reg := range []string{"zeta", "eta"} {
+		if _, err := e.svc.CreateRegistry(t.Context(), e.root, service.CreateRegistryParams{Name: reg, Trust: skilld.TrustCommunity}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 4 {
+			publish(t, e, reg, fmt.Sprintf("entry-%d", 3-i), "An item for paging.")
+		}
+	}
+	var byNumber, byToken []string
+	for page := 1; ; page++ {
+		res, err := e.svc.ListCatalogItems(t.Context(), e.member, service.ListCatalogItemsParams{Page: page, PageSize: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range res.Items {
+			byNumber = append(byNumber, it.Registry+"/"+it.Name)
+		}
+		if len(res.Items) < 3 {
+			break
+		}
+	}
+	for p := (service.ListCatalogItemsParams{PageSize: 3}); ; {
+		res, err := e.svc.ListCatalogItems(t.Context(), e.member, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range res.Items {
+			byToken = append(byToken, it.Registry+"/"+it.Name)
+		}
+		if res.NextPageToken == "" {
+			break
+		}
+		p.PageToken = res.NextPageToken
+	}
+	if len(byNumber) != 8 || !slices.Equal(byNumber, byToken) {
+		t.Errorf("catalog by number %v, by token %v", byNumber, byToken)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
@@ -196,13 +197,15 @@ func (s *Service) newVersion(ctx context.Context, a Actor, ref string, pkg *pack
 
 type ListSkillVersionsParams struct {
 	SkillRef
-	Page     int `json:"page,omitempty" query:"page" jsonschema:"page number, from 1"`
-	PageSize int `json:"page_size,omitempty" query:"page_size" jsonschema:"items per page, at most 100 (default 50)"`
+	Page      int    `json:"page,omitempty" query:"page" jsonschema:"page number, from 1"`
+	PageSize  int    `json:"page_size,omitempty" query:"page_size" jsonschema:"items per page, at most 100 (default 50)"`
+	PageToken string `json:"page_token,omitempty" query:"page_token" jsonschema:"the next_page_token of the previous page (instead of page)"`
 }
 
 // VersionList lists versions, newest first.
 type VersionList struct {
-	Items []*skilld.SkillVersion `json:"items"`
+	Items         []*skilld.SkillVersion `json:"items"`
+	NextPageToken string                 `json:"next_page_token,omitempty"`
 }
 
 // ListSkillVersions lists a skill's versions, newest first (viewers and up).
@@ -214,7 +217,8 @@ func (s *Service) ListSkillVersions(ctx context.Context, a Actor, p ListSkillVer
 	if err != nil {
 		return nil, err
 	}
-	pg, _, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
+	query := filterDigest(a.WorkspaceID, sk.ID)
+	pg, _, err := keyed(Page{Page: p.Page, PageSize: p.PageSize}, p.PageToken, "versions", query)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +226,12 @@ func (s *Service) ListSkillVersions(ctx context.Context, a Actor, p ListSkillVer
 	if vs == nil {
 		vs = []*skilld.SkillVersion{}
 	}
-	return &VersionList{Items: vs}, err
+	out := &VersionList{Items: vs}
+	// The list has no total: a full page may be followed by more.
+	if n := len(vs); n > 0 && n == pg.Limit {
+		out.NextPageToken = encodePageToken("versions", query, strconv.Itoa(vs[n-1].Number))
+	}
+	return out, err
 }
 
 type GetSkillVersionParams struct {

@@ -79,7 +79,8 @@ type Page struct {
 	Limit  int
 	Offset int
 	// After, when set, is the sort key of the row before the page (a
-	// keyset page, Offset ignored): the name for agents, the ID for tasks.
+	// keyset page, Offset ignored): the name for agents, the ID for tasks,
+	// the number for versions, "registry\x00name" for catalog items.
 	After string
 }
 

@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -96,6 +97,10 @@ func (q *Queries) CatalogItemList(ctx context.Context, p *store.CatalogItemListP
 	var total int
 	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM catalog_items c WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, internal(err, "counting catalog items")
+	}
+	if pg.After != "" {
+		reg, name, _ := strings.Cut(pg.After, "\x00")
+		cond, args, pg.Offset = cond+" AND (c.registry > ? OR c.registry = ? AND c.name > ?)", append(args, reg, reg, name), 0
 	}
 	rows, err := q.c.Query(ctx, `SELECT `+catalogItemColumns+` FROM catalog_items c JOIN registries r ON r.id = c.registry_id
 		WHERE `+cond+` ORDER BY c.registry, c.name LIMIT ? OFFSET ?`, append(args, pg.Limit, pg.Offset)...)

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -63,9 +64,17 @@ func (q *Queries) SkillVersionGet(ctx context.Context, p *store.SkillVersionGetP
 
 func (q *Queries) SkillVersionList(ctx context.Context, p *store.SkillVersionListParams) ([]*skilld.SkillVersion, error) {
 	pg := p.Page.Normalize()
+	cond, args := "", []any{p.SkillID, p.WorkspaceID}
+	if pg.After != "" {
+		n, err := strconv.Atoi(pg.After)
+		if err != nil {
+			return nil, skilld.Errorf(skilld.EINVALID, "the cursor of a version list must be a version number, not %q", pg.After)
+		}
+		cond, args, pg.Offset = " AND v.number < ?", append(args, n), 0
+	}
 	rows, err := q.c.Query(ctx, `SELECT `+skillVersionColumns+` FROM skill_versions v
-		WHERE v.skill_id = ? AND EXISTS (SELECT 1 FROM skills s WHERE s.id = v.skill_id AND s.workspace_id = ?)
-		ORDER BY v.number DESC LIMIT ? OFFSET ?`, p.SkillID, p.WorkspaceID, pg.Limit, pg.Offset)
+		WHERE v.skill_id = ? AND EXISTS (SELECT 1 FROM skills s WHERE s.id = v.skill_id AND s.workspace_id = ?)`+cond+`
+		ORDER BY v.number DESC LIMIT ? OFFSET ?`, append(args, pg.Limit, pg.Offset)...)
 	vs, err := collect(rows, err, scanSkillVersion)
 	return vs, internal(err, "listing versions of skill %q", p.SkillID)
 }
