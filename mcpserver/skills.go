@@ -14,8 +14,6 @@ import (
 	"github.com/skilld/skilld/service"
 )
 
-// listPageSize is the largest page service.ListSkills serves.
-const listPageSize = 100
 
 const (
 	uriScheme = "skill"
@@ -32,28 +30,7 @@ const (
 // not in the enum, not readable. The policy is asked now, as a run asks it
 // at start (service.Decide, the rule every surface shares).
 func (s *Server) disclosed(ctx context.Context) ([]*skilld.Skill, error) {
-	pol, err := s.svc.GetPolicy(ctx, s.actor, service.GetPolicyParams{})
-	if err != nil {
-		return nil, err
-	}
-	var out []*skilld.Skill
-	for page := 1; ; page++ {
-		res, err := s.svc.ListSkills(ctx, s.actor, service.ListSkillsParams{Page: page, PageSize: listPageSize})
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range res.Items {
-			if it.SkillView == nil || it.Skill == nil {
-				continue
-			}
-			if service.Decide(pol.InstallRules, it.Skill.Registry, it.Skill.Trust) == nil {
-				out = append(out, it.Skill)
-			}
-		}
-		if len(res.Items) < res.PageSize || page*res.PageSize >= res.Total {
-			return out, nil
-		}
-	}
+	return s.svc.DisclosedSkills(ctx, s.actor)
 }
 
 // skill finds one disclosed skill by its name. A withheld skill and one
@@ -62,6 +39,13 @@ func (s *Server) disclosed(ctx context.Context) ([]*skilld.Skill, error) {
 func (s *Server) skill(ctx context.Context, name string) (*skilld.Skill, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, skilld.Errorf(skilld.EINVALID, "skill_name is required")
+	}
+	// A skill's slug is nearly always its name: one lookup instead of
+	// listing the workspace on every call.
+	if sk, err := s.svc.DisclosedSkill(ctx, s.actor, name); err == nil && sk.Name == name {
+		return sk, nil
+	} else if err != nil && skilld.ErrorCode(err) != skilld.ENOTFOUND {
+		return nil, err
 	}
 	skills, err := s.disclosed(ctx)
 	if err != nil {

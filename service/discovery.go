@@ -71,34 +71,20 @@ func (s *Service) DiscoveryIndex(ctx context.Context, a Actor, _ DiscoveryIndexP
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: a.WorkspaceID})
+	skills, err := s.DisclosedSkills(ctx, a)
 	if err != nil {
 		return nil, err
 	}
 	idx := &DiscoveryIndex{Schema: DiscoverySchema, Skills: []DiscoveryEntry{}}
-	page := store.Page{Limit: store.MaxPageSize}
-	for {
-		res, err := s.db.SkillList(ctx, &store.SkillListParams{WorkspaceID: a.WorkspaceID, Page: page})
+	for _, sk := range skills {
+		data, err := s.archive(ctx, sk)
 		if err != nil {
 			return nil, err
 		}
-		for _, it := range res.Items {
-			sk := it.Skill
-			if sk == nil || Decide(pol.InstallRules, sk.Registry, sk.Trust) != nil {
-				continue
-			}
-			data, err := s.archive(ctx, sk)
-			if err != nil {
-				return nil, err
-			}
-			idx.Skills = append(idx.Skills, DiscoveryEntry{Name: sk.Name, Type: DiscoveryTypeArchive, Description: sk.Description,
-				URL: sk.Slug + "/" + DiscoveryArchiveName, Digest: archiveDigest(data)})
-		}
-		page.Offset += len(res.Items)
-		if len(res.Items) == 0 || page.Offset >= res.Total {
-			return idx, nil
-		}
+		idx.Skills = append(idx.Skills, DiscoveryEntry{Name: sk.Name, Type: DiscoveryTypeArchive, Description: sk.Description,
+			URL: sk.Slug + "/" + DiscoveryArchiveName, Digest: archiveDigest(data)})
 	}
+	return idx, nil
 }
 
 // SkillArchive returns a skill's current version as the archive its
@@ -108,16 +94,9 @@ func (s *Service) SkillArchive(ctx context.Context, a Actor, p SkillArchiveParam
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	sk, err := s.skill(ctx, a, p.ID)
+	sk, err := s.DisclosedSkill(ctx, a, p.ID)
 	if err != nil {
 		return nil, err
-	}
-	w, err := s.Check(ctx, a.WorkspaceID, sk)
-	if err != nil {
-		return nil, err
-	}
-	if w != nil {
-		return nil, skilld.Errorf(skilld.ENOTFOUND, "skill %q is not disclosed: %s withholds it", p.ID, w)
 	}
 	data, err := s.archive(ctx, sk)
 	if err != nil {

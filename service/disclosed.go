@@ -1,0 +1,58 @@
+package service
+
+import (
+	"context"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/store"
+)
+
+// DisclosedSkills lists the workspace's skills that its install policy
+// does not withhold, by name (viewers and up): what the MCP server and the
+// discovery index offer, with the rule a task's snapshot applies (Decide).
+func (s *Service) DisclosedSkills(ctx context.Context, a Actor) ([]*skilld.Skill, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: a.WorkspaceID})
+	if err != nil {
+		return nil, err
+	}
+	var out []*skilld.Skill
+	for page := (store.Page{Limit: store.MaxPageSize}); ; {
+		res, err := s.db.SkillList(ctx, &store.SkillListParams{WorkspaceID: a.WorkspaceID, Page: page})
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range res.Items {
+			if it.Skill != nil && Decide(pol.InstallRules, it.Skill.Registry, it.Skill.Trust) == nil {
+				out = append(out, it.Skill)
+			}
+		}
+		page.Offset += len(res.Items)
+		if len(res.Items) == 0 || page.Offset >= res.Total {
+			return out, nil
+		}
+	}
+}
+
+// DisclosedSkill finds one skill (ID or slug) that the install policy
+// does not withhold (viewers and up); a withheld one is ENOTFOUND, naming
+// the rule.
+func (s *Service) DisclosedSkill(ctx context.Context, a Actor, ref string) (*skilld.Skill, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	sk, err := s.skill(ctx, a, ref)
+	if err != nil {
+		return nil, err
+	}
+	w, err := s.Check(ctx, a.WorkspaceID, sk)
+	if err != nil {
+		return nil, err
+	}
+	if w != nil {
+		return nil, skilld.Errorf(skilld.ENOTFOUND, "skill %q is not disclosed: %s withholds it", ref, w)
+	}
+	return sk, nil
+}
