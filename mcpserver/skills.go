@@ -14,7 +14,6 @@ import (
 	"github.com/skilld/skilld/service"
 )
 
-
 const (
 	uriScheme = "skill"
 	// metaDigest and metaVersion are the _meta keys of a skill file
