@@ -34,6 +34,9 @@ type TaskQueries interface {
 	TaskLogAppend(ctx context.Context, p *TaskLogAppendParams) (*skilld.TaskLogEntry, error)
 	// TaskLogList returns entries with Seq > AfterSeq in order.
 	TaskLogList(ctx context.Context, p *TaskLogListParams) ([]*skilld.TaskLogEntry, error)
+	// TaskCountByStatus counts the tasks of every workspace by status, in
+	// one query (statuses without tasks are absent).
+	TaskCountByStatus(ctx context.Context) (map[skilld.TaskStatus]int, error)
 }
 
 type TaskCreateParams struct {

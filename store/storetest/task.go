@@ -35,6 +35,16 @@ func testTasks(t *testing.T, open Opener) {
 	_, err = s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: "missing", Status: skilld.TaskFailed})
 	wantCode(t, err, skilld.ENOTFOUND)
 
+	// Counts by status span workspaces.
+	ws2 := newWorkspace(t, s, "w2")
+	for range 2 {
+		must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws2.ID, Input: "x", Status: skilld.TaskQueued}))
+	}
+	byStatus := must[map[skilld.TaskStatus]int](t)(s.TaskCountByStatus(ctx(t)))
+	if byStatus[skilld.TaskRunning] != 1 || byStatus[skilld.TaskQueued] != 2 || len(byStatus) != 2 {
+		t.Errorf("counts by status %v, want 1 running and 2 queued", byStatus)
+	}
+
 	for i := 1; i <= 3; i++ {
 		e := must[*skilld.TaskLogEntry](t)(s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "message", Payload: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}))
 		if e.Seq != int64(i) {

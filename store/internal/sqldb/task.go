@@ -212,3 +212,23 @@ func (q *Queries) TaskOutputExists(ctx context.Context, p *store.TaskOutputParam
 	err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM task_outputs WHERE task_id = ? AND digest = ?`, p.TaskID, p.Digest).Scan(&n)
 	return n > 0, internal(err, "looking up an output of task %s", p.TaskID)
 }
+
+func (q *Queries) TaskCountByStatus(ctx context.Context) (map[skilld.TaskStatus]int, error) {
+	rows, err := q.c.Query(ctx, `SELECT status, COUNT(*) FROM tasks GROUP BY status`)
+	type count struct {
+		status skilld.TaskStatus
+		n      int
+	}
+	counts, err := collect(rows, err, func(r Row) (count, error) {
+		var c count
+		return c, r.Scan(&c.status, &c.n)
+	})
+	if err != nil {
+		return nil, internal(err, "counting tasks by status")
+	}
+	out := make(map[skilld.TaskStatus]int, len(counts))
+	for _, c := range counts {
+		out[c.status] = c.n
+	}
+	return out, nil
+}
