@@ -95,3 +95,46 @@ func ErrorDetails(err error) []Detail {
 	}
 	return nil
 }
+
+// Backends an error can come from (ErrorBackend): the storage a server
+// depends on, so that metrics and logs can tell a database outage from a
+// blob store one.
+const (
+	BackendDatabase = "database"
+	BackendBlob     = "blob"
+)
+
+// BackendError marks Err as raised by a storage backend: the store and
+// blob drivers wrap their errors in one at the point they leave the
+// backend's client library. It changes nothing else: code, message and
+// errors.Is/As see through it.
+type BackendError struct {
+	Backend string
+	Err     error
+}
+
+func (e *BackendError) Error() string { return e.Err.Error() }
+func (e *BackendError) Unwrap() error { return e.Err }
+
+// FromBackend marks err as coming from backend; nil stays nil and an
+// error already marked keeps its mark.
+func FromBackend(backend string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var be *BackendError
+	if errors.As(err, &be) {
+		return err
+	}
+	return &BackendError{Backend: backend, Err: err}
+}
+
+// ErrorBackend returns the backend that raised err (BackendDatabase,
+// BackendBlob), or "" when no backend marked it.
+func ErrorBackend(err error) string {
+	var be *BackendError
+	if errors.As(err, &be) {
+		return be.Backend
+	}
+	return ""
+}

@@ -38,3 +38,23 @@ func TestErrorCode(t *testing.T) {
 		t.Error("Errorf with %w must keep the cause for errors.Is")
 	}
 }
+
+func TestErrorBackend(t *testing.T) {
+	cause := skilld.Errorf(skilld.EUNAVAILABLE, "connection refused")
+	marked := fmt.Errorf("listing skills: %w", skilld.FromBackend(skilld.BackendDatabase, cause))
+	if got := skilld.ErrorBackend(marked); got != skilld.BackendDatabase {
+		t.Errorf("ErrorBackend = %q, want database", got)
+	}
+	if skilld.ErrorCode(marked) != skilld.EUNAVAILABLE || skilld.ErrorMessage(marked) != "connection refused" || !errors.Is(marked, cause) {
+		t.Errorf("the mark hides the error: code %q, message %q", skilld.ErrorCode(marked), skilld.ErrorMessage(marked))
+	}
+	if again := skilld.FromBackend(skilld.BackendBlob, marked); skilld.ErrorBackend(again) != skilld.BackendDatabase {
+		t.Error("a second mark replaced the first: the backend that raised an error is the innermost")
+	}
+	if skilld.FromBackend(skilld.BackendBlob, nil) != nil {
+		t.Error("FromBackend(nil) is not nil")
+	}
+	if got := skilld.ErrorBackend(errors.New("a bug")); got != "" {
+		t.Errorf("ErrorBackend of an unmarked error = %q", got)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/fsblob"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/importer"
@@ -66,7 +67,7 @@ func newEnvWith(t testing.TB, db store.Store) *testEnv {
 		t.Fatal(err)
 	}
 	e.github = newFakeGitHub(t)
-	e.svc = service.New(e.db, blobs, &importer.GitHub{APIURL: e.github.URL}, service.Config{PathImportRoots: []string{e.pathDir}})
+	e.svc = service.New(e.db, blob.Marked(blobs), &importer.GitHub{APIURL: e.github.URL}, service.Config{PathImportRoots: []string{e.pathDir}})
 	e.admin, err = e.svc.Bootstrap(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)

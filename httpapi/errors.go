@@ -163,11 +163,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		h.Set("Retry-After", cmp.Or(retryAfter(obj.Details, time.Now()), DefaultRetryAfter))
 		if r.Context().Err() == nil {
 			s.logger().WarnContext(r.Context(), "unavailable", "request_id", requestID(r), "method", r.Method,
-				"path", r.URL.Path, "error", err.Error(), "cause", errors.Unwrap(err))
+				"path", r.URL.Path, "backend", cmp.Or(skilld.ErrorBackend(err), "none"), "error", err.Error(), "cause", errors.Unwrap(err))
 		}
 	}
 	if s.Metrics != nil && r.Context().Err() == nil {
-		s.Metrics.ObserveError("api", obj.Code)
+		s.Metrics.ObserveError("api", skilld.ErrorBackend(err), obj.Code)
 	}
 	writeJSON(w, status, ErrorBody{Error: obj})
 }

@@ -21,9 +21,10 @@ type Metrics interface {
 	// ("GET /v1/workspaces/{ws}/skills"; "" when no route matched).
 	ObserveRequest(method, route string, status int, d time.Duration)
 	// ObserveError sees the code of every error response the server
-	// wrote for a client that was still there (source "api"); the
-	// recorder picks the codes it counts.
-	ObserveError(source, code string)
+	// wrote for a client that was still there (source "api"), with the
+	// storage backend that raised it (skilld.ErrorBackend, "" for none);
+	// the recorder picks the codes it counts.
+	ObserveError(source, backend, code string)
 	// Handler serves the metrics in the Prometheus text format.
 	Handler() http.Handler
 }

@@ -196,6 +196,51 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 }
 
+// TestErrorsByBackend: skilld_errors_total tells the blob store's faults
+// from the database's, through the real drivers: a damaged stored file is
+// a blob integrity error, a request after the database closed a database
+// one, and neither is counted under the other.
+func TestErrorsByBackend(t *testing.T) {
+	o := newObsEnv(t)
+	sk := o.must(201, "POST", "/v1/workspaces/default/skills", o.admin, map[string]any{"files": map[string]string{
+		"SKILL.md": skillMD("fragile", "Its file gets damaged."), "notes.txt": strings.Repeat("n", 500)}})
+	files := o.must(200, "GET", "/v1/workspaces/default/skills/"+sk["id"].(string)+"/files", o.admin, nil)
+	for _, f := range files["files"].([]any) {
+		if f := f.(map[string]any); f["path"] == "notes.txt" {
+			o.corruptBlob(t, f["digest"].(string))
+		}
+	}
+	if r := o.request("GET", "/v1/workspaces/default/skills/fragile/files/notes.txt", o.admin, nil); r.errorCode(t) != "integrity" {
+		t.Fatalf("reading the damaged file: %d %s", r.status, r.body)
+	}
+	series := func(backend, code string) map[string]string {
+		return map[string]string{"source": "api", "backend": backend, "code": code}
+	}
+	fam := o.scrape(t)
+	if got := sum(t, fam, "skilld_errors_total", series("blob", "integrity")); got != 1 {
+		t.Errorf("blob integrity errors = %v, want 1", got)
+	}
+	if got := sum(t, fam, "skilld_errors_total", map[string]string{"backend": "database"}); got != 0 {
+		t.Errorf("database errors before the database closed = %v, want 0", got)
+	}
+
+	o.db.Close()
+	r := o.request("GET", "/v1/workspaces/default/skills", o.admin, nil)
+	if r.status < 500 {
+		t.Fatalf("listing with the database closed: %d %s", r.status, r.body)
+	}
+	fam = o.scrape(t)
+	if got := sum(t, fam, "skilld_errors_total", series("database", r.errorCode(t))); got != 1 {
+		t.Errorf("database %s errors = %v, want 1 (%s)", r.errorCode(t), got, r.body)
+	}
+	if got := sum(t, fam, "skilld_errors_total", map[string]string{"backend": "blob"}); got != 1 {
+		t.Errorf("blob errors after the database closed = %v, want still 1", got)
+	}
+	if got := sum(t, fam, "skilld_errors_total", map[string]string{"backend": "none"}); got != 0 {
+		t.Errorf("errors no backend raised = %v, want 0", got)
+	}
+}
+
 func TestRequestIDsInJSONLogs(t *testing.T) {
 	o := newObsEnv(t)
 	r := o.request("GET", "/v1/workspaces/default/skills", o.admin, nil, "X-Request-Id", "lb-7f3a.01")

@@ -7,8 +7,10 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -77,7 +79,7 @@ func New(cfg Config) *Metrics {
 	}
 	m.httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "http_request_duration_seconds",
 		Help: "HTTP requests by route pattern, method and status, and how long they took.", Buckets: httpBuckets}, []string{"route", "method", "status"})
-	m.errors = counter("errors_total", "Storage-class errors (codes unavailable and internal): API error responses (source api) and failed attempts of task storage writes the executor waits out (source executor).", "source", "code")
+	m.errors = counter("errors_total", "Server-side errors (codes unavailable, internal, integrity) by where they were seen (source: api responses, executor storage writes it waits out) and the backend that raised them (database, blob, none).", "source", "backend", "code")
 	m.runs = counter("task_runs_total", "Task runs that ended, by outcome: completed, failed, cancelled, suspended (to resume), fenced (taken over).", "outcome")
 	m.modelCalls = counter("model_calls_total", "Model calls that completed, by provider.", "provider")
 	m.modelErrors = counter("model_call_errors_total", "Model calls that failed (the task failed while the call was open), by provider.", "provider")
@@ -99,8 +101,10 @@ func New(cfg Config) *Metrics {
 	// Known label values start at 0, so the series exist (and rates work)
 	// before the first occurrence.
 	for _, source := range []string{"api", "executor"} {
-		for _, code := range []string{skilld.EUNAVAILABLE, skilld.EINTERNAL} {
-			m.errors.WithLabelValues(source, code)
+		for _, backend := range []string{skilld.BackendDatabase, skilld.BackendBlob, BackendNone} {
+			for _, code := range serverCodes() {
+				m.errors.WithLabelValues(source, backend, code)
+			}
 		}
 	}
 	for _, outcome := range []string{"completed", "failed", "cancelled", "suspended", "fenced"} {
@@ -146,16 +150,28 @@ func (m *Metrics) ObserveRequest(method, route string, status int, d time.Durati
 	m.httpDuration.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
 }
 
-// ObserveError counts an error code seen by source when it is a
-// storage-class one (unavailable, internal); the others are the clients'.
-func (m *Metrics) ObserveError(source, code string) {
-	if code == skilld.EUNAVAILABLE || code == skilld.EINTERNAL {
-		m.errors.WithLabelValues(source, code).Inc()
+// BackendNone is the backend label of a server-side error no storage
+// backend raised: a bug, or a budget of the server's own spent.
+const BackendNone = "none"
+
+// serverCodes are the codes skilld_errors_total counts; the others are
+// the clients' doing.
+func serverCodes() []string {
+	return []string{skilld.EUNAVAILABLE, skilld.EINTERNAL, skilld.EINTEGRITY}
+}
+
+// ObserveError counts an error seen by source when its code is a
+// server-side one, under the backend that raised it
+// (skilld.ErrorBackend; "" counts as BackendNone).
+func (m *Metrics) ObserveError(source, backend, code string) {
+	if !slices.Contains(serverCodes(), code) {
+		return
 	}
+	m.errors.WithLabelValues(source, cmp.Or(backend, BackendNone), code).Inc()
 }
 
 // StorageError counts a failed attempt of an executor storage write
 // (executor.Observer).
 func (m *Metrics) StorageError(_ string, err error) {
-	m.ObserveError("executor", skilld.ErrorCode(err))
+	m.ObserveError("executor", skilld.ErrorBackend(err), skilld.ErrorCode(err))
 }

@@ -34,9 +34,10 @@ func TestRunEvents(t *testing.T) {
 	run.Event(agent.Event{Type: agent.EventLLMCallStarted, Time: t0})
 	run.Event(agent.Event{Type: agent.EventTaskFailed, Data: map[string]any{"error": "model down"}})
 	run.Ended("failed")
-	m.StorageError("the task log", skilld.Errorf(skilld.EUNAVAILABLE, "db restarting"))
-	m.ObserveError("api", skilld.ENOTFOUND) // a client's error: not counted
-	m.ObserveError("api", skilld.EINTERNAL)
+	m.StorageError("the task log", skilld.FromBackend(skilld.BackendDatabase, skilld.Errorf(skilld.EUNAVAILABLE, "db restarting")))
+	m.ObserveError("api", skilld.BackendBlob, skilld.ENOTFOUND) // a client's error: not counted
+	m.ObserveError("api", "", skilld.EINTERNAL)
+	m.ObserveError("api", skilld.BackendBlob, skilld.EINTEGRITY)
 
 	for _, c := range []struct {
 		name   string
@@ -45,9 +46,12 @@ func TestRunEvents(t *testing.T) {
 	}{
 		{"skilld_model_tokens_total", map[string]string{"provider": "openai", "kind": "prompt"}, 110},
 		{"skilld_model_tokens_total", map[string]string{"provider": "openai", "kind": "completion"}, 10},
-		{"skilld_errors_total", map[string]string{"source": "api", "code": "internal"}, 1},
-		{"skilld_errors_total", map[string]string{"source": "api", "code": "unavailable"}, 0},
-		{"skilld_errors_total", map[string]string{"source": "executor", "code": "unavailable"}, 1},
+		{"skilld_errors_total", map[string]string{"source": "api", "backend": "none", "code": "internal"}, 1},
+		{"skilld_errors_total", map[string]string{"source": "api", "backend": "blob", "code": "integrity"}, 1},
+		{"skilld_errors_total", map[string]string{"source": "api", "backend": "blob", "code": "not_found"}, 0},
+		{"skilld_errors_total", map[string]string{"source": "api", "backend": "database", "code": "unavailable"}, 0},
+		{"skilld_errors_total", map[string]string{"source": "executor", "backend": "database", "code": "unavailable"}, 1},
+		{"skilld_errors_total", map[string]string{"source": "executor", "backend": "blob", "code": "unavailable"}, 0},
 		{"skilld_sandbox_limit_kills_total", map[string]string{"limit": "memory"}, 1},
 		{"skilld_task_runs_total", map[string]string{"outcome": "failed"}, 1},
 		{"skilld_tool_calls_total", map[string]string{"tool": "shell", "result": "error"}, 1},

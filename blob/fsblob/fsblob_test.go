@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/blobtest"
 	"github.com/skilld/skilld/blob/fsblob"
@@ -35,21 +38,7 @@ func open(t *testing.T) blob.Store {
 
 func TestConformance(t *testing.T) {
 	blobtest.Run(t, open, blobtest.Options{
-		Corrupt: func(t *testing.T, s blob.Store, digest string) {
-			path := blobPath(s.(*fsblob.Store).Root(), digest)
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[len(b)/2] ^= 0x01
-			// The blob is read-only; so is anyone who corrupts it by accident.
-			if err := os.Chmod(path, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		},
+		Corrupt:   func(t *testing.T, s blob.Store, digest string) { corruptAt(t, s.(*fsblob.Store).Root(), digest) },
 		TempFiles: func(t *testing.T, s blob.Store) []string { return tempFiles(t, s.(*fsblob.Store).Root()) },
 	})
 }
@@ -184,5 +173,67 @@ func TestRePutHealsTruncatedBlob(t *testing.T) {
 	got, err := os.ReadFile(path)
 	if err != nil || string(got) != content {
 		t.Fatalf("after re-Put the file holds %d bytes (%v), want the %d-byte content", len(got), err, len(content))
+	}
+}
+
+// TestMarkedConformance: blob.Marked, which the server puts around its
+// blob store, is still a conforming store, and its errors (a reader's
+// included) say they came from the blob store while io.EOF stays io.EOF.
+func TestMarkedConformance(t *testing.T) {
+	roots := map[blob.Store]string{}
+	openMarked := func(t *testing.T) blob.Store {
+		root := t.TempDir()
+		s, err := fsblob.New(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := blob.Marked(s)
+		roots[m] = root
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	corrupt := func(t *testing.T, s blob.Store, digest string) { corruptAt(t, roots[s], digest) }
+	blobtest.Run(t, openMarked, blobtest.Options{Corrupt: corrupt,
+		TempFiles: func(t *testing.T, s blob.Store) []string { return tempFiles(t, roots[s]) }})
+
+	s := openMarked(t)
+	ctx := context.Background()
+	if _, ok := s.(blob.TempCleaner); !ok {
+		t.Error("the marked store lost the driver's TempCleaner")
+	}
+	if _, err := s.Stat(ctx, "sha256:"+strings.Repeat("0", 64)); skilld.ErrorBackend(err) != skilld.BackendBlob || !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("Stat of a missing blob: %v (backend %q)", err, skilld.ErrorBackend(err))
+	}
+	info, err := s.Put(ctx, strings.NewReader(strings.Repeat("x", 4096)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt(t, s, info.Digest)
+	rc, err := s.Open(ctx, info.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	_, err = io.ReadAll(rc)
+	if skilld.ErrorBackend(err) != skilld.BackendBlob || skilld.ErrorCode(err) != skilld.EINTEGRITY {
+		t.Errorf("reading a damaged blob: %v (backend %q, code %q)", err, skilld.ErrorBackend(err), skilld.ErrorCode(err))
+	}
+}
+
+// corruptAt flips one byte of the blob stored under root.
+func corruptAt(t *testing.T, root, digest string) {
+	t.Helper()
+	path := blobPath(root, digest)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x01
+	// The blob is read-only; so is anyone who corrupts it by accident.
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -73,7 +73,9 @@ func (f *storageFlags) openAll(ctx context.Context) (store.Store, blob.Store, er
 	if err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("opening the blob store: %w", err), db.Close())
 	}
-	return db, blobs, nil
+	// The database drivers mark their own errors; the blob drivers' are
+	// marked here, once, so metrics can tell the two apart.
+	return db, blob.Marked(blobs), nil
 }
 
 // workDir returns the folder for task sandboxes and the skill cache.

@@ -127,7 +127,9 @@ func (r pgRows) Scan(dest ...any) error { return translate(r.r.Scan(dest...)) }
 func (r pgRows) Err() error             { return translate(r.r.Err()) }
 func (r pgRows) Close()                 { r.r.Close() }
 
-// translate maps PostgreSQL errors onto the shared vocabulary. Constraints
+// translate maps PostgreSQL errors onto the shared vocabulary and marks
+// those that are the database's (not a missing row or a constraint the
+// caller broke) as skilld.BackendDatabase. Constraints
 // keep PostgreSQL's default names (skills_workspace_id_slug_key), which
 // name their table and columns.
 func translate(err error) error {
@@ -138,11 +140,12 @@ func translate(err error) error {
 		return sqldb.ErrNoRows
 	}
 	if unavailable(err) {
-		return &skilld.Error{Code: skilld.EUNAVAILABLE, Message: "the database is unavailable; retry shortly", Err: err}
+		return skilld.FromBackend(skilld.BackendDatabase,
+			&skilld.Error{Code: skilld.EUNAVAILABLE, Message: "the database is unavailable; retry shortly", Err: err})
 	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
-		return err
+		return skilld.FromBackend(skilld.BackendDatabase, err)
 	}
 	kind := ""
 	switch pe.Code {
@@ -155,7 +158,7 @@ func translate(err error) error {
 	case "23502":
 		kind = "not_null"
 	default:
-		return err
+		return skilld.FromBackend(skilld.BackendDatabase, err)
 	}
 	return &sqldb.ConstraintError{Kind: kind, Constraint: pe.ConstraintName, Err: err}
 }

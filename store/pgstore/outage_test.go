@@ -43,8 +43,8 @@ func TestOutage(t *testing.T) {
 		},
 	}
 	for name, call := range calls {
-		if err := call(); skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
-			t.Errorf("%s during the outage: %v (code %s), want EUNAVAILABLE", name, err, skilld.ErrorCode(err))
+		if err := call(); skilld.ErrorCode(err) != skilld.EUNAVAILABLE || skilld.ErrorBackend(err) != skilld.BackendDatabase {
+			t.Errorf("%s during the outage: %v (code %s, backend %q), want EUNAVAILABLE from the database", name, err, skilld.ErrorCode(err), skilld.ErrorBackend(err))
 		}
 	}
 	_, err = pgstore.Open(t.Context(), url, nil)

@@ -9,6 +9,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store/internal/sqldb"
 )
 
@@ -105,6 +106,7 @@ func (r sqlRows) Close()                 { r.r.Close() }
 // translate maps SQLite's errors onto the shared vocabulary: no rows, and
 // constraint failures identified by the table and columns SQLite names in
 // its message ("UNIQUE constraint failed: skills.workspace_id, skills.slug").
+// Any other error is the database's, marked skilld.BackendDatabase.
 func translate(err error) error {
 	if err == nil {
 		return nil
@@ -114,7 +116,7 @@ func translate(err error) error {
 	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
-		return err
+		return skilld.FromBackend(skilld.BackendDatabase, err)
 	}
 	kind := ""
 	switch se.Code() {
@@ -127,7 +129,7 @@ func translate(err error) error {
 	case sqlite3.SQLITE_CONSTRAINT_NOTNULL:
 		kind = "not_null"
 	default:
-		return err
+		return skilld.FromBackend(skilld.BackendDatabase, err)
 	}
 	_, ident, _ := strings.Cut(se.Error(), "constraint failed: ")
 	ident, _, _ = strings.Cut(ident, " (")
