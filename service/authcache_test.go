@@ -47,21 +47,8 @@ func TestAuthCache(t *testing.T) {
 	for _, d := range storetest.Drivers(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			db := &lookups{Store: d.Open(t)}
-			blobs, err := fsblob.New(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
 			clk := &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
-			a := service.New(db, blobs, nil, service.Config{Now: clk.Now})
-			b := service.New(db, blobs, nil, service.Config{Now: clk.Now})
-			secret, err := a.Bootstrap(t.Context(), "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			root, err := a.Authenticate(t.Context(), secret)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, b, root := twoServers(t, db, service.Config{Now: clk.Now})
 			member, err := a.CreateToken(t.Context(), root, service.CreateTokenParams{Name: "ci", Role: skilld.RoleMember})
 			if err != nil {
 				t.Fatal(err)
@@ -128,4 +115,24 @@ func TestAuthCache(t *testing.T) {
 			}
 		})
 	}
+}
+
+// twoServers returns two services on one database, as two skilld
+// servers sharing it, and the instance admin bootstrapped through a.
+func twoServers(t *testing.T, db store.Store, cfg service.Config) (a, b *service.Service, root service.Actor) {
+	t.Helper()
+	blobs, err := fsblob.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b = service.New(db, blobs, nil, cfg), service.New(db, blobs, nil, cfg)
+	secret, err := a.Bootstrap(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err = a.Authenticate(t.Context(), secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b, root
 }

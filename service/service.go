@@ -23,6 +23,7 @@ type Service struct {
 	exec     Executor
 	cfg      Config
 	auth     authCache
+	lists    listCache
 }
 
 // Config holds the service's settings; the zero value is safe.
@@ -52,6 +53,7 @@ func New(db store.Store, blobs blob.Store, github GitHubFetcher, cfg Config) *Se
 		packages: &Packages{DB: db, Blobs: blobs},
 		github:   github,
 		cfg:      cfg,
+		lists:    newListCache(),
 	}
 }
 

@@ -120,7 +120,7 @@ func (s *Service) ListSkills(ctx context.Context, a Actor, p ListSkillsParams) (
 		lp.After = &store.SkillListCursor{Catalog: key[0] == "catalog", Registry: key[1], Name: key[2]}
 		norm.Page = 0
 	}
-	res, err := s.db.SkillList(ctx, lp)
+	res, err := s.skillList(ctx, lp)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,12 @@ type SkillQueries interface {
 	// with IncludeCatalog, through the catalog items the workspace has not
 	// installed, ordered by registry and name. Total counts both.
 	SkillList(ctx context.Context, p *SkillListParams) (*SkillListResult, error)
+	// SkillListRevision returns a value that changes (within the
+	// transaction that makes the change) whenever anything SkillList
+	// shows for the workspace may change: its skills, its installs, the
+	// catalog. A page read after the revision stands while the revision
+	// does. ENOTFOUND when the workspace does not exist.
+	SkillListRevision(ctx context.Context, workspaceID string) (string, error)
 	// SkillUpdate changes the fields that are set and returns the skill.
 	// The slug never changes. ENOTFOUND when missing; ECONFLICT when a new
 	// name is taken.

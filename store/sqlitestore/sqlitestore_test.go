@@ -76,7 +76,7 @@ func TestSkeletonBackfill(t *testing.T) {
 	for _, q := range []string{
 		`DROP INDEX skills_name_skeleton`,
 		`ALTER TABLE skills DROP COLUMN name_skeleton`,
-		`DELETE FROM schema_migrations WHERE version >= 5`,
+		`DELETE FROM schema_migrations WHERE version = 5`,
 		`INSERT INTO skills (id, workspace_id, name, slug, description, search_text, source_type, created_at, updated_at)
 			SELECT 'zz-lookalike', workspace_id, 'pdf-t` + "\u043e\u043e" + `ls', 'pdf-t-ls', 'd', 'd', 'content', updated_at, updated_at FROM skills`,
 	} {

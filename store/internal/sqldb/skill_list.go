@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/skilld/skilld"
@@ -161,6 +162,16 @@ func (q *Queries) SkillList(ctx context.Context, p *store.SkillListParams) (*sto
 		}
 	}
 	return res, nil
+}
+
+func (q *Queries) SkillListRevision(ctx context.Context, workspaceID string) (string, error) {
+	var skills, catalog int64
+	err := q.c.QueryRow(ctx, `SELECT w.skills_rev, r.catalog FROM workspaces w, list_revision r WHERE w.id = ? AND r.id = 1`,
+		workspaceID).Scan(&skills, &catalog)
+	if err != nil {
+		return "", notFound(err, "workspace %q", workspaceID)
+	}
+	return strconv.FormatInt(skills, 10) + "." + strconv.FormatInt(catalog, 10), nil
 }
 
 // Explain returns the database's query plan for a statement, one line per

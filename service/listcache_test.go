@@ -1,0 +1,103 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+// pageReads counts the skill list pages read from the store.
+type pageReads struct {
+	store.Store
+	n atomic.Int64
+}
+
+func (p *pageReads) SkillList(ctx context.Context, q *store.SkillListParams) (*store.SkillListResult, error) {
+	p.n.Add(1)
+	return p.Store.SkillList(ctx, q)
+}
+
+// Two servers on one database: server a keeps the pages it listed and
+// answers them again without reading them while nothing they show has
+// changed; every change, made through the other server or straight in
+// the store (a catalog sync), shows in a's next list at once.
+func TestListCache(t *testing.T) {
+	for _, d := range storetest.Drivers(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			db := &pageReads{Store: d.Open(t)}
+			a, b, root := twoServers(t, db, service.Config{})
+			create := func(name string) {
+				t.Helper()
+				if _, err := b.CreateSkill(t.Context(), root, service.CreateSkillParams{Files: map[string]string{
+					"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: About %s.\n---\nBody.\n", name, name)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			list := func(p service.ListSkillsParams) []string {
+				t.Helper()
+				page, err := a.ListSkills(t.Context(), root, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, it := range page.Items {
+					if it.SkillView != nil {
+						names = append(names, it.Name)
+					} else {
+						names = append(names, "catalog:"+it.CatalogItem.Name)
+					}
+				}
+				return names
+			}
+			expect := func(what string, got []string, reads int64, want ...string) {
+				t.Helper()
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: listed %v, want %v", what, got, want)
+				}
+				if n := db.n.Load(); n != reads {
+					t.Errorf("%s: %d page reads so far, want %d", what, n, reads)
+				}
+			}
+			create("alpha")
+			create("beta")
+			expect("first list", list(service.ListSkillsParams{}), 1, "alpha", "beta")
+			expect("the same list again", list(service.ListSkillsParams{}), 1, "alpha", "beta")
+			expect("another page size", list(service.ListSkillsParams{PageSize: 1}), 2, "alpha")
+
+			create("gamma")
+			expect("after a create on the other server", list(service.ListSkillsParams{}), 3, "alpha", "beta", "gamma")
+			if err := b.DeleteSkill(t.Context(), root, service.DeleteSkillParams{SkillRef: service.SkillRef{ID: "beta"}}); err != nil {
+				t.Fatal(err)
+			}
+			expect("after a delete on the other server", list(service.ListSkillsParams{}), 4, "alpha", "gamma")
+
+			withCatalog := service.ListSkillsParams{IncludeCatalog: true}
+			expect("with the catalog", list(withCatalog), 5, "alpha", "gamma")
+			reg, err := db.RegistryCreate(t.Context(), &store.RegistryCreateParams{Name: "acme", Trust: skilld.TrustVerified})
+			if err != nil {
+				t.Fatal(err)
+			}
+			item, err := db.CatalogItemCreate(t.Context(), &store.CatalogItemCreateParams{RegistryID: reg.ID, Name: "tool", Description: "d"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			expect("an unpublished item", list(withCatalog), 6, "alpha", "gamma")
+			alpha, err := a.GetSkill(t.Context(), root, service.GetSkillParams{SkillRef: service.SkillRef{ID: "alpha"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.CatalogItemVersionCreate(t.Context(), &store.CatalogItemVersionCreateParams{ItemID: item.ID, Digest: alpha.Digest, Description: "v1", CreatedBy: "sync"}); err != nil {
+				t.Fatal(err)
+			}
+			expect("after a catalog sync", list(withCatalog), 7, "alpha", "gamma", "catalog:tool")
+			expect("and again", list(withCatalog), 7, "alpha", "gamma", "catalog:tool")
+		})
+	}
+}
