@@ -74,6 +74,24 @@ func BenchmarkFind1000(b *testing.B) {
 	}
 }
 
+// BenchmarkLoad1000 is BenchmarkCorpus1000 through Load and CheckLoaded:
+// one open, stat and read a skill.
+func BenchmarkLoad1000(b *testing.B) {
+	root := corpus(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		loaded, err := skillmd.Load(b.Context(), root)
+		if err != nil || len(loaded) != 1000 {
+			b.Fatalf("%d skills, %v", len(loaded), err)
+		}
+		for _, l := range loaded {
+			if r := skillmd.CheckLoaded(l, skillmd.Options{}); !r.Valid() {
+				b.Fatal(l.Found, r.Errors)
+			}
+		}
+	}
+}
+
 // BenchmarkLoadOne reads one skill's SKILL.md and parses it with its body:
 // what activation does, the peers' "load one skill's instructions".
 func BenchmarkLoadOne(b *testing.B) {

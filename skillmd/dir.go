@@ -48,13 +48,5 @@ func CheckDir(fsys fs.FS, dir string, opts Options) *Report {
 // compare with.
 func CheckFound(fsys fs.FS, f Found, opts Options) *Report {
 	data, err := fs.ReadFile(fsys, f.Path())
-	if err != nil {
-		r := &Report{}
-		r.fail(FieldFile, "Cannot read %s: %v", f.Path(), err)
-		return r
-	}
-	if opts.Dir == "" && f.Dir != "." {
-		opts.Dir = path.Base(f.Dir)
-	}
-	return Check(data, opts)
+	return CheckLoaded(Loaded{Found: f, Data: data, Err: err}, opts)
 }

@@ -36,47 +36,73 @@ func (f Found) Path() string { return path.Join(f.Dir, f.File) }
 // Find is Discover that also says which file each skill has, so that
 // CheckFound reads it without looking at the directory again.
 func Find(ctx context.Context, fsys fs.FS, root string) ([]Found, error) {
-	var found []Found
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		// Most directories walked are skills: one stat says so, where
-		// listing the directory costs several system calls. (Lstat, as the
-		// listing would: a link named SKILL.md is not a skill file.)
-		if fi, err := fs.Lstat(fsys, path.Join(dir, "SKILL.md")); err == nil && fi.Mode().IsRegular() {
-			found = append(found, Found{Dir: dir, File: "SKILL.md"})
-			return nil
-		}
-		entries, err := fs.ReadDir(fsys, dir)
-		if err != nil {
-			return err
-		}
-		file := Filename(func(n string) bool {
-			for _, e := range entries {
-				if e.Name() == n {
-					return e.Type().IsRegular()
-				}
-			}
-			return false
-		})
-		if file != "" {
-			found = append(found, Found{Dir: dir, File: file})
-			return nil
-		}
-		for _, e := range entries {
-			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules" {
-				continue
-			}
-			if err := walk(path.Join(dir, e.Name())); err != nil {
-				return err
-			}
-		}
-		return nil
+	w := walker{
+		// Lstat, as the listing would: a link named SKILL.md is not a
+		// skill file.
+		probe: func(p string) ([]byte, bool, error) {
+			fi, err := fs.Lstat(fsys, p)
+			return nil, err == nil && fi.Mode().IsRegular(), nil
+		},
+		readDir: func(dir string) ([]fs.DirEntry, error) { return fs.ReadDir(fsys, dir) },
 	}
-	if err := walk(root); err != nil {
+	loaded, err := w.walk(ctx, root)
+	if err != nil {
 		return nil, err
 	}
+	found := make([]Found, len(loaded))
+	for i, l := range loaded {
+		found[i] = l.Found
+	}
 	return found, nil
+}
+
+// walker is the walk Find and Load share. probe looks at dir/SKILL.md,
+// the file most directories walked hold: one call says whether it is a
+// regular file (and, for Load, reads it), where listing the directory
+// costs several system calls. read, when set, reads a skill file the
+// listing found.
+type walker struct {
+	probe   func(p string) (data []byte, regular bool, err error)
+	readDir func(dir string) ([]fs.DirEntry, error)
+	read    func(p string) ([]byte, error)
+	found   []Loaded
+}
+
+func (w *walker) walk(ctx context.Context, dir string) ([]Loaded, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if data, ok, err := w.probe(path.Join(dir, "SKILL.md")); ok {
+		w.found = append(w.found, Loaded{Found: Found{Dir: dir, File: "SKILL.md"}, Data: data, Err: err})
+		return w.found, nil
+	}
+	entries, err := w.readDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	file := Filename(func(n string) bool {
+		for _, e := range entries {
+			if e.Name() == n {
+				return e.Type().IsRegular()
+			}
+		}
+		return false
+	})
+	if file != "" {
+		l := Loaded{Found: Found{Dir: dir, File: file}}
+		if w.read != nil {
+			l.Data, l.Err = w.read(l.Path())
+		}
+		w.found = append(w.found, l)
+		return w.found, nil
+	}
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules" {
+			continue
+		}
+		if _, err := w.walk(ctx, path.Join(dir, e.Name())); err != nil {
+			return nil, err
+		}
+	}
+	return w.found, nil
 }

@@ -10,6 +10,7 @@ require (
 
 require (
 	github.com/goccy/go-yaml v1.19.2 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -104,6 +104,21 @@ func BenchmarkAll1000(b *testing.B) {
 		}
 	})
 
+	b.Run("skilld-load-checkloaded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			loaded, err := skillmd.Load(ctx, dir)
+			if err != nil || len(loaded) != corpusSkills {
+				b.Fatalf("%d skills, %v", len(loaded), err)
+			}
+			for _, l := range loaded {
+				if r := skillmd.CheckLoaded(l, skillmd.Options{}); !r.Valid() {
+					b.Fatal(l.Found, r.Errors)
+				}
+			}
+		}
+	})
+
 	// adk: what its list_skills tool calls. ListFrontmatters reads the root,
 	// opens each <dir>/SKILL.md, decodes the frontmatter with yaml.v3
 	// (KnownFields), validates it (skill.Validate) and requires the name to
