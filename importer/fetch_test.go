@@ -213,12 +213,21 @@ func TestFetchMissingFolders(t *testing.T) {
 	_, _, err = fetch(t, f, "https://github.com/o/r/tree/no-such-branch")
 	wantErr(t, err, skilld.ENOTFOUND, nil, "o/r", `"no-such-branch"`)
 
-	f.Archives["empty"] = repoArchive(file{Name: "README.md"}, file{Name: ".claude/skills/x/SKILL.md", Data: githubtest.SkillMD("x")})
+	// Hidden folders are where agents read skills from (openai/skills keeps
+	// them under .curated/ and .system/); version control and node_modules
+	// are not searched.
+	f.Archives["hidden"] = repoArchive(file{Name: "README.md"}, file{Name: ".claude/skills/x/SKILL.md", Data: githubtest.SkillMD("x")},
+		file{Name: ".curated/y/SKILL.md", Data: githubtest.SkillMD("y")})
+	cands, _ := mustFetch(t, f, "https://github.com/o/r/tree/hidden")
+	if !slices.Equal(candPaths(cands), []string{".claude/skills/x", ".curated/y"}) {
+		t.Fatalf("skills in hidden folders: %q", candPaths(cands))
+	}
+	f.Archives["empty"] = repoArchive(file{Name: "README.md"}, file{Name: "node_modules/pkg/skills/x/SKILL.md", Data: githubtest.SkillMD("x")})
 	_, _, err = fetch(t, f, "https://github.com/o/r/tree/empty")
-	wantErr(t, err, skilld.ENOTFOUND, nil, "no SKILL.md", "1 SKILL.md file(s) in hidden")
-	cands, _ := mustFetch(t, f, "https://github.com/o/r/tree/empty/.claude/skills")
-	if !slices.Equal(candPaths(cands), []string{".claude/skills/x"}) {
-		t.Fatalf("a tree URL into a hidden folder: %q", candPaths(cands))
+	wantErr(t, err, skilld.ENOTFOUND, nil, "no SKILL.md", "1 SKILL.md file(s) in version-control or node_modules folders")
+	cands, _ = mustFetch(t, f, "https://github.com/o/r/tree/empty/node_modules/pkg/skills")
+	if !slices.Equal(candPaths(cands), []string{"node_modules/pkg/skills/x"}) {
+		t.Fatalf("a tree URL into node_modules: %q", candPaths(cands))
 	}
 }
 

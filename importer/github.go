@@ -80,8 +80,9 @@ var defaultClient = func() *http.Client {
 // folder. A SKILL.md inside another skill's folder belongs to that skill,
 // except that a skill at the repository root does not swallow the others:
 // its package is the repository minus their folders. Folders below the
-// covered root that are hidden (".name") or named node_modules are not
-// searched, as in `skilld validate`. More than MaxCandidates skills is an
+// covered root that skillmd.SkipDir names (.git, .hg, .svn, node_modules)
+// are not searched, as in `skilld validate`; hidden folders such as
+// .claude/skills are. More than MaxCandidates skills is an
 // ETOOLARGE error.
 //
 // Fetch reads every candidate's files (up to MaxCandidates × 10 MiB); a

@@ -164,7 +164,7 @@ func (a *repoArchive) noSkills(where, outer string, hidden int) error {
 		e.Message += fmt.Sprintf("; it is part of the skill folder %q, import that instead", outer)
 	}
 	if hidden > 0 {
-		e.Message += fmt.Sprintf("; %d SKILL.md file(s) in hidden or node_modules folders were not searched, use a tree URL that points into them", hidden)
+		e.Message += fmt.Sprintf("; %d SKILL.md file(s) in version-control or node_modules folders were not searched, use a tree URL that points into them", hidden)
 	}
 	e.Details = []skilld.Detail{{Field: "path", Message: displayPath(scope)}}
 	return e
@@ -283,17 +283,17 @@ func parentDir(p string) string {
 	return ""
 }
 
-// skippedBelow reports whether dir, below scope, passes through a hidden
-// folder or node_modules: the folders `skilld validate` does not search
-// either (they hold tooling and dependencies, not skills to publish).
-// Folders above scope do not count: a tree URL may point into .claude/.
+// skippedBelow reports whether dir, below scope, passes through a folder
+// skillmd.SkipDir leaves out (version-control metadata, node_modules): the
+// folders `skilld validate` does not search either. Folders above scope do
+// not count: a tree URL may point into one.
 func skippedBelow(dir, scope string) bool {
 	rel := strings.TrimPrefix(strings.TrimPrefix(dir, scope), "/")
 	if rel == "" {
 		return false
 	}
 	for seg := range strings.SplitSeq(rel, "/") {
-		if strings.HasPrefix(seg, ".") || seg == "node_modules" {
+		if skillmd.SkipDir(seg) {
 			return true
 		}
 	}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"io/fs"
 	"path"
-	"strings"
 )
 
 // Discover returns the skill directories under root in fsys, in lexical
 // order: every directory holding a SKILL.md (or skill.md) file. It does not
 // look inside a skill it found (a skill's own references may contain
-// SKILL.md examples), nor inside hidden directories or node_modules. Root
-// itself is returned when it is a skill.
+// SKILL.md examples), nor inside the directories SkipDir names. Hidden
+// directories are searched: .claude/skills, .agents/skills and the like are
+// where agents read skills from. Root itself is returned when it is a skill.
 func Discover(ctx context.Context, fsys fs.FS, root string) ([]string, error) {
 	found, err := Find(ctx, fsys, root)
 	if err != nil {
@@ -56,6 +56,18 @@ func Find(ctx context.Context, fsys fs.FS, root string) ([]Found, error) {
 	return found, nil
 }
 
+// SkipDir reports whether a directory of that name is left out of a search
+// for skills: version-control metadata (.git, .hg, .svn) and installed
+// dependencies (node_modules), which hold no skills to publish and can be
+// huge.
+func SkipDir(name string) bool {
+	switch name {
+	case ".git", ".hg", ".svn", "node_modules":
+		return true
+	}
+	return false
+}
+
 // walker is the walk Find and Load share. probe looks at dir/SKILL.md,
 // the file most directories walked hold: one call says whether it is a
 // regular file (and, for Load, reads it), where listing the directory
@@ -97,7 +109,7 @@ func (w *walker) walk(ctx context.Context, dir string) ([]Loaded, error) {
 		return w.found, nil
 	}
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || e.Name() == "node_modules" {
+		if !e.IsDir() || SkipDir(e.Name()) {
 			continue
 		}
 		if _, err := w.walk(ctx, path.Join(dir, e.Name())); err != nil {

@@ -87,7 +87,7 @@ func TestLoadMatchesFind(t *testing.T) {
 			for _, f := range got {
 				dirs = append(dirs, f.Dir)
 			}
-			want := []string{"a", "empty", "group/b", "group/c", "link/inner", "linked-dir/target", "real"}
+			want := []string{".hidden/d", "a", "empty", "group/b", "group/c", "link/inner", "linked-dir/target", "real"}
 			if !reflect.DeepEqual(dirs, want) {
 				t.Errorf("Load found %q, want %q", dirs, want)
 			}

@@ -261,6 +261,7 @@ func TestDiscover(t *testing.T) {
 		"a/SKILL.md", "a/references/nested/SKILL.md", // nested inside a skill: not separate
 		"group/b/skill.md", "group/c/SKILL.md", "group/notes.txt",
 		".hidden/d/SKILL.md", "node_modules/e/SKILL.md", "empty/readme.md",
+		".git/f/SKILL.md", ".hg/g/SKILL.md", ".svn/h/SKILL.md", "repo/.claude/skills/i/SKILL.md",
 	} {
 		full := filepath.Join(root, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -274,7 +275,9 @@ func TestDiscover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"a", "group/b", "group/c"}
+	// Hidden folders are searched (.claude/skills is where agents look);
+	// version control and node_modules are not.
+	want := []string{".hidden/d", "a", "group/b", "group/c", "repo/.claude/skills/i"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Discover = %q, want %q", got, want)
 	}
