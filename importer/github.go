@@ -284,7 +284,11 @@ func (g *GitHub) once(ctx context.Context, req request, read func(*http.Response
 		if ctx.Err() != nil {
 			return canceled(req.repo, ctx.Err())
 		}
-		return &transient{unavailable(req.repo, "GitHub could not be reached", err)}
+		what := "GitHub could not be reached"
+		if cause := netCause(err); cause != "" {
+			what += " (" + cause + ")"
+		}
+		return &transient{unavailable(req.repo, what, err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 == 2 {
