@@ -14,23 +14,3 @@ func ExampleCheck() {
 	// Output:
 	// name: Skill name 'Report-Writer' must be lowercase
 }
-
-func ExampleRenderCatalog() {
-	fmt.Println(skillmd.RenderCatalog([]skillmd.CatalogEntry{
-		{Name: "csv-inspector", Description: "Summarize <CSV> files", Location: "skills/csv-inspector/SKILL.md"},
-	}))
-	// Output:
-	// <available_skills>
-	// <skill>
-	// <name>
-	// csv-inspector
-	// </name>
-	// <description>
-	// Summarize &lt;CSV&gt; files
-	// </description>
-	// <location>
-	// skills/csv-inspector/SKILL.md
-	// </location>
-	// </skill>
-	// </available_skills>
-}

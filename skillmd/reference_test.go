@@ -219,40 +219,6 @@ func TestReferenceFindSkillFile(t *testing.T) {
 	})
 }
 
-func TestReferencePrompt(t *testing.T) {
-	t.Parallel()
-	if got := skillmd.RenderCatalog(nil); got != "<available_skills>\n</available_skills>" {
-		t.Errorf("empty catalog = %q", got)
-	}
-	single := skillmd.RenderCatalog([]skillmd.CatalogEntry{{Name: "my-skill", Description: "A test skill", Location: "/tmp/my-skill/SKILL.md"}})
-	want := "<available_skills>\n<skill>\n<name>\nmy-skill\n</name>\n<description>\nA test skill\n</description>\n<location>\n/tmp/my-skill/SKILL.md\n</location>\n</skill>\n</available_skills>"
-	if single != want {
-		t.Errorf("single skill:\n%s\nwant:\n%s", single, want)
-	}
-	multi := skillmd.RenderCatalog([]skillmd.CatalogEntry{
-		{Name: "skill-a", Description: "First skill", Location: "a/SKILL.md"},
-		{Name: "skill-b", Description: "Second skill", Location: "b/SKILL.md"},
-	})
-	if strings.Count(multi, "<skill>") != 2 || strings.Count(multi, "</skill>") != 2 || !strings.Contains(multi, "skill-a") || !strings.Contains(multi, "skill-b") {
-		t.Errorf("multiple skills:\n%s", multi)
-	}
-	escaped := skillmd.RenderCatalog([]skillmd.CatalogEntry{{
-		Name:        "special-skill",
-		Description: "Use <foo> & <bar> tags",
-		Location:    `/tmp/special-location-&-<>/"q'/SKILL.md`,
-	}})
-	for _, s := range []string{"&lt;foo&gt;", "&amp;", "&lt;bar&gt;", "special-location-&amp;-&lt;&gt;/&quot;q&#x27;/SKILL.md"} {
-		if !strings.Contains(escaped, s) {
-			t.Errorf("escaped catalog lacks %q:\n%s", s, escaped)
-		}
-	}
-	for _, s := range []string{"<foo>", "<bar>", "special-location-&-<>"} {
-		if strings.Contains(escaped, s) {
-			t.Errorf("escaped catalog contains raw %q", s)
-		}
-	}
-}
-
 func TestDiscover(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
