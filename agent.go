@@ -13,16 +13,21 @@ type Agent struct {
 	CreatedBy   string       `json:"created_by,omitempty"`
 	CreatedAt   time.Time    `json:"created_at"`
 	UpdatedAt   time.Time    `json:"updated_at"`
+	// Warnings are problems found when the agent was created or changed
+	// that do not stop it being saved but would stop its tasks (a model
+	// this server cannot run). They are not stored.
+	Warnings []Detail `json:"warnings,omitempty"`
 }
 
 // AgentConfig is an agent's behaviour. Zero values mean "the runtime's
-// default" so stored agents pick up better defaults without a migration.
+// default" so stored agents pick up better defaults without a migration;
+// so every member is optional, and a zero one is left out.
 type AgentConfig struct {
 	Instruction string          `json:"instruction,omitempty"`
 	Model       string          `json:"model,omitempty"`
-	Tools       ToolPolicy      `json:"tools"`
-	Context     ContextSettings `json:"context"`
-	Sandbox     SandboxSettings `json:"sandbox"`
+	Tools       ToolPolicy      `json:"tools,omitzero"`
+	Context     ContextSettings `json:"context,omitzero"`
+	Sandbox     SandboxSettings `json:"sandbox,omitzero"`
 	// Timeout is how long one task of the agent may run, from its start
 	// (restarts included), as a Go duration such as "30m"; at most 24h.
 	// Empty takes the server's default (skilld serve --task-timeout).

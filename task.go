@@ -32,8 +32,15 @@ type Task struct {
 	Input       string          `json:"input"`
 	Status      TaskStatus      `json:"status"`
 	Config      json.RawMessage `json:"config,omitempty"`
-	Error       string          `json:"error,omitempty"`
-	LastSeq     int64           `json:"last_seq"`
+	// Output is the final answer of a completed task (its task.completed
+	// event's output).
+	Output string `json:"output,omitempty"`
+	// Error says why a failed or cancelled task did not complete.
+	Error *TaskError `json:"error,omitempty"`
+	// Usage sums what the task's model calls cost, as the run logged
+	// them, so far while it runs.
+	Usage   TaskUsage `json:"usage"`
+	LastSeq int64     `json:"last_seq"`
 	// QueuePosition is a queued task's place in line on the server that
 	// will run it, from 1 (absent when not known or not queued).
 	QueuePosition int        `json:"queue_position,omitempty"`
@@ -52,4 +59,22 @@ type TaskLogEntry struct {
 	Kind      string          `json:"kind"`
 	Payload   json.RawMessage `json:"payload"`
 	CreatedAt time.Time       `json:"time"`
+}
+
+// TaskError is why a task ended without completing. Code is the error code
+// of the failure (EINVALID, EUNAVAILABLE, …), or TaskCancelledCode.
+type TaskError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// TaskCancelledCode is the TaskError code of a cancelled task.
+const TaskCancelledCode = "cancelled"
+
+// TaskUsage is what a task's model calls cost, in tokens, summed over every
+// call of the task: its turns and the summaries of compactions.
+type TaskUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
 }

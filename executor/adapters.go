@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/store"
 )
@@ -30,7 +31,9 @@ type taskLog struct {
 func (g *taskLog) Append(ctx context.Context, kind string, payload json.RawMessage) (int64, time.Time, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	e, err := g.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: g.taskID, Kind: kind, Payload: payload, ExpectSeq: g.next})
+	u := callUsage(kind, payload)
+	e, err := g.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: g.taskID, Kind: kind, Payload: payload, ExpectSeq: g.next,
+		PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
 	if errors.Is(err, store.ErrLogMoved) {
 		// Ours, if an earlier attempt committed it unacknowledged.
 		if got, lerr := g.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: g.taskID, AfterSeq: g.next - 1, Limit: 1}); lerr == nil &&
@@ -43,6 +46,31 @@ func (g *taskLog) Append(ctx context.Context, kind string, payload json.RawMessa
 	}
 	g.next = e.Seq + 1
 	return e.Seq, e.CreatedAt, nil
+}
+
+// callUsage is the usage of the model call a log entry records: the
+// llm.call.completed event of a turn, or the context.compacted event of a
+// compaction that asked for a summary; zero for any other entry. Counting
+// the events, not the assistant messages, counts a compaction's call too,
+// and each call once.
+func callUsage(kind string, payload json.RawMessage) model.Usage {
+	if kind != agent.KindEvent {
+		return model.Usage{}
+	}
+	var ev struct {
+		Type  string       `json:"type"`
+		Usage *model.Usage `json:"usage"`
+	}
+	if json.Unmarshal(payload, &ev) != nil || ev.Usage == nil {
+		return model.Usage{}
+	}
+	switch ev.Type {
+	case agent.EventLLMCallCompleted, agent.EventContextCompacted:
+		// A provider's nonsense must not fail the append, which the store
+		// refuses with negative counts.
+		return model.Usage{PromptTokens: max(ev.Usage.PromptTokens, 0), CompletionTokens: max(ev.Usage.CompletionTokens, 0)}
+	}
+	return model.Usage{}
 }
 
 // sameJSON compares two JSON documents by value (PostgreSQL's jsonb does

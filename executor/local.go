@@ -214,15 +214,22 @@ func (l *Local) Resume(ctx context.Context, t *skilld.Task, opts RunOptions) {
 
 // Abandon ends a task no run of which can end it (its workflow was
 // cancelled or failed for good): the log gets a task.failed event saying
-// why, the status is recorded, and the sandbox goes. A task that already
-// ended is left as it is.
-func (l *Local) Abandon(ctx context.Context, taskID string, status skilld.TaskStatus, msg string) error {
+// why, the status is recorded with code (by default cancelled for a
+// cancelled task, unavailable otherwise), and the sandbox goes. A task
+// that already ended is left as it is.
+func (l *Local) Abandon(ctx context.Context, taskID string, status skilld.TaskStatus, code, msg string) error {
 	t, err := l.cfg.DB.TaskGet(ctx, &store.TaskGetParams{ID: taskID})
 	if err != nil || t.Status.Done() {
 		return err
 	}
-	l.logFailure(ctx, taskID, skilld.Errorf(skilld.EUNAVAILABLE, "%s", msg))
-	l.finish(ctx, taskID, status, msg)
+	if code == "" {
+		code = skilld.EUNAVAILABLE
+		if status == skilld.TaskCancelled {
+			code = skilld.TaskCancelledCode
+		}
+	}
+	l.logFailure(ctx, taskID, skilld.Errorf(code, "%s", msg))
+	l.finish(ctx, taskID, outcome{status: status, code: code, msg: msg})
 	if l.cfg.Sandboxes != nil && !l.cfg.KeepSandboxes {
 		if sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: taskID, Reopen: true}); err == nil {
 			sb.Destroy(ctx)

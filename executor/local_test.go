@@ -150,7 +150,7 @@ func (f *fixture) wait(t *testing.T, id string, want skilld.TaskStatus) *skilld.
 			return task
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("task %s is %s (%s), want %s", id, task.Status, task.Error, want)
+			t.Fatalf("task %s is %s (%+v), want %s", id, task.Status, task.Error, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -271,25 +271,25 @@ func TestApprovalAndCancel(t *testing.T) {
 func TestFailures(t *testing.T) {
 	f := newFixture(t, func(t *testing.T) store.Store { return storetest.OpenSQLite(t) })
 	noModel, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "no-model"})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(noModel.Warnings) != 1 || !strings.Contains(noModel.Warnings[0].Message, "has no model") {
+		t.Fatalf("created %+v (%v), want a warning", noModel, err)
 	}
-	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: noModel.ID}, Input: "x"})
-	if err != nil {
-		t.Fatal(err)
+	// A task that could not run is refused at its start, not failed later.
+	_, err = f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: noModel.ID}, Input: "x"})
+	if skilld.ErrorCode(err) != skilld.EINVALID || skilld.ErrorMessage(err) != noModel.Warnings[0].Message {
+		t.Errorf("starting a task of an agent without a model: %v", err)
 	}
-	failed := f.wait(t, task.ID, skilld.TaskFailed)
-	if !strings.Contains(failed.Error, "has no model") {
-		t.Errorf("error %q", failed.Error)
+	if _, total, _ := f.db.TaskList(t.Context(), &store.TaskListParams{WorkspaceID: f.actor.WorkspaceID}); total != 0 {
+		t.Errorf("a refused start recorded %d tasks", total)
 	}
 	f.model.steps = append(f.model.steps, func(context.Context, *model.Request) (*model.Response, error) {
 		return nil, skilld.Errorf(skilld.ERATELIMITED, "provider rate limit")
 	})
 	ag, _ := f.agentWithSkill(t, skilld.ToolPolicy{})
-	task, _ = f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "x"})
-	failed = f.wait(t, task.ID, skilld.TaskFailed)
-	if !strings.Contains(failed.Error, "rate limit") {
-		t.Errorf("error %q", failed.Error)
+	task, _ := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "x"})
+	failed := f.wait(t, task.ID, skilld.TaskFailed)
+	if failed.Error == nil || *failed.Error != (skilld.TaskError{Code: skilld.ERATELIMITED, Message: "provider rate limit"}) {
+		t.Errorf("error %+v", failed.Error)
 	}
 	// Tasks left running by a previous process are picked up on recovery,
 	// more than a page of them: these have no snapshot, so resuming them
@@ -310,7 +310,7 @@ func TestFailures(t *testing.T) {
 	f.exec.Wait()
 	for _, orphan := range []*skilld.Task{orphans[0], orphans[len(orphans)-1]} {
 		got, err := f.svc.GetTask(t.Context(), f.actor, service.GetTaskParams{TaskRef: service.TaskRef{ID: orphan.ID}})
-		if err != nil || got.Status != skilld.TaskFailed || !strings.Contains(got.Error, "has no model") {
+		if err != nil || got.Status != skilld.TaskFailed || got.Error == nil || got.Error.Code != skilld.EINVALID || !strings.Contains(got.Error.Message, "has no model") {
 			t.Errorf("recovered %+v (%v)", got, err)
 		}
 	}

@@ -92,7 +92,9 @@ func (l *Local) timeout(t *skilld.Task) time.Duration {
 
 // run executes one task to its end, or until it is suspended.
 func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
-	status, msg := skilld.TaskFailed, ""
+	// end is how the run ended; it is recorded in the task's row. It
+	// fails unless the run says otherwise.
+	end := outcome{status: skilld.TaskFailed}
 	var sb sandbox.Sandbox
 	fenced := false // another run owns the task now
 	obs := l.observeRun(ctx, t)
@@ -104,12 +106,12 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 		case agent.Suspended(ctx):
 			obs.Ended("suspended")
 		default:
-			obs.Ended(string(status))
+			obs.Ended(string(end.status))
 		}
 	}()
 	defer func() {
 		if p := recover(); p != nil {
-			status, msg = skilld.TaskFailed, fmt.Sprintf("internal error: %v", p)
+			end = failure(skilld.Errorf(skilld.EINTERNAL, "internal error: %v", p))
 			l.cfg.Logger.Error("task panicked", "task", t.ID, "panic", p)
 		}
 		if fenced {
@@ -123,13 +125,15 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 			return
 		}
 		switch cause := context.Cause(ctx); {
-		case status == skilld.TaskCompleted:
+		case end.status == skilld.TaskCompleted:
 		case errors.Is(cause, errTimedOut):
-			status, msg = skilld.TaskFailed, fmt.Sprintf("the task ran out of time: it may run for %s from its start (the agent's config.timeout, or the server's --task-timeout)", l.timeout(t))
+			// Like a run over its model calls, a run over its time went
+			// past a limit of the run: too_large.
+			end = failure(skilld.Errorf(skilld.ETOOLARGE, "the task ran out of time: it may run for %s from its start (the agent's config.timeout, or the server's --task-timeout)", l.timeout(t)))
 		case ctx.Err() != nil:
-			status, msg = skilld.TaskCancelled, "cancelled"
+			end = outcome{status: skilld.TaskCancelled, code: skilld.TaskCancelledCode, msg: "cancelled"}
 		}
-		l.finish(context.WithoutCancel(ctx), t.ID, status, msg)
+		l.finish(context.WithoutCancel(ctx), t.ID, end)
 		if sb != nil {
 			l.release(t.ID, sb, opts.KeepSandbox)
 		}
@@ -137,11 +141,11 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	}()
 	past, err := l.pastLog(ctx, t)
 	if err != nil {
-		msg = skilld.ErrorMessage(err)
+		end = failure(err)
 		return
 	}
-	if st, m, ended := ended(past); ended {
-		status, msg = st, m // it ended before its status was recorded
+	if last, ok := ended(past); ok {
+		end = last // it ended before its end was recorded
 		return
 	}
 	next := int64(1) // the seq the run's first append gets
@@ -154,9 +158,9 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 		opts.OnSandbox(sb)
 	}
 	if err != nil {
-		msg = skilld.ErrorMessage(err)
+		end = failure(err)
 		if skilld.ErrorCode(err) == skilld.EINTERNAL {
-			msg = err.Error()
+			end.msg = err.Error()
 		}
 		l.logFailure(ctx, t.ID, err)
 		return
@@ -164,7 +168,8 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	for ev, err := range a.Run(ctx, agent.Task{ID: t.ID, Input: t.Input, Resume: past}) {
 		if err != nil {
 			fenced = errors.Is(err, store.ErrLogMoved)
-			msg = "task log: " + err.Error()
+			end = failure(err)
+			end.msg = "task log: " + err.Error()
 			return
 		}
 		l.notify(t.ID)
@@ -172,13 +177,39 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 		if opts.OnEvent != nil {
 			opts.OnEvent(ev)
 		}
-		switch ev.Type {
-		case agent.EventTaskCompleted:
-			status = skilld.TaskCompleted
-		case agent.EventTaskFailed:
-			msg, _ = ev.Data["error"].(string)
+		if o, ok := outcomeOf(ev); ok {
+			end = o
 		}
 	}
+}
+
+// outcome is how a run ended: what the task's row records of it.
+type outcome struct {
+	status skilld.TaskStatus
+	output string // a completed task's answer
+	code   string // why it did not complete: an error code, or skilld.TaskCancelledCode
+	msg    string
+	at     time.Time // when, if the log says; zero for now
+}
+
+// failure is the outcome of a run that failed with err.
+func failure(err error) outcome {
+	return outcome{status: skilld.TaskFailed, code: skilld.ErrorCode(err), msg: skilld.ErrorMessage(err)}
+}
+
+// outcomeOf reads the end of a run from its task.completed or task.failed
+// event, as logged.
+func outcomeOf(ev agent.Event) (outcome, bool) {
+	switch ev.Type {
+	case agent.EventTaskCompleted:
+		out, _ := ev.Data["output"].(string)
+		return outcome{status: skilld.TaskCompleted, output: out, at: ev.Time}, true
+	case agent.EventTaskFailed:
+		msg, _ := ev.Data["error"].(string)
+		code, _ := ev.Data["code"].(string)
+		return outcome{status: skilld.TaskFailed, code: cmp.Or(code, skilld.EINTERNAL), msg: msg, at: ev.Time}, true
+	}
+	return outcome{}, false
 }
 
 // pastLog reads what a task started before wrote to its log (nothing for
@@ -207,23 +238,17 @@ func (l *Local) pastLog(ctx context.Context, t *skilld.Task) ([]agent.LogEntry, 
 // logPage is how many log entries a resume reads at once.
 const logPage = 1000
 
-// ended reports whether a log already holds the task's end.
-func ended(log []agent.LogEntry) (skilld.TaskStatus, string, bool) {
+// ended reports whether a log already holds the task's end, and which.
+func ended(log []agent.LogEntry) (outcome, bool) {
 	if len(log) == 0 || log[len(log)-1].Kind != agent.KindEvent {
-		return "", "", false
+		return outcome{}, false
 	}
-	var ev agent.Event
-	if json.Unmarshal(log[len(log)-1].Payload, &ev) != nil {
-		return "", "", false
+	last := log[len(log)-1]
+	ev, err := agent.EventOf("", last.Seq, last.Time, last.Kind, last.Payload)
+	if err != nil {
+		return outcome{}, false
 	}
-	switch ev.Type {
-	case agent.EventTaskCompleted:
-		return skilld.TaskCompleted, "", true
-	case agent.EventTaskFailed:
-		msg, _ := ev.Data["error"].(string)
-		return skilld.TaskFailed, msg, true
-	}
-	return "", "", false
+	return outcomeOf(ev)
 }
 
 // logFailure records why a task could not start, as the task.failed event
@@ -253,11 +278,21 @@ func (l *Local) waitOut(ctx context.Context, what string, fn func(context.Contex
 	})
 }
 
-// finish records a task's end and lets its packages go.
-func (l *Local) finish(ctx context.Context, taskID string, status skilld.TaskStatus, msg string) {
-	now := time.Now().UTC()
+// finish records a task's end and lets its packages go. The end is the
+// one the log has when it has one: its time, its output, its error.
+func (l *Local) finish(ctx context.Context, taskID string, end outcome) {
+	at := end.at
+	if at.IsZero() {
+		at = time.Now()
+	}
+	at = at.UTC()
+	if end.status == skilld.TaskCompleted {
+		end.code, end.msg = "", ""
+	} else {
+		end.output, end.code = "", cmp.Or(end.code, skilld.EINTERNAL)
+	}
 	if err := l.waitOut(ctx, "the task store", func(ctx context.Context) error {
-		_, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: status, Error: &msg, FinishedAt: &now})
+		_, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: end.status, Output: &end.output, Error: &end.msg, ErrorCode: &end.code, FinishedAt: &at})
 		return err
 	}); err != nil {
 		l.cfg.Logger.Error("recording the end of a task", "task", taskID, "err", err, "cause", errors.Unwrap(err))
@@ -289,26 +324,9 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	if snap.Sandbox.Network && !l.cfg.AllowNetwork {
 		return nil, nil, skilld.Errorf(skilld.EFORBIDDEN, "agent %q asks for network access in its sandbox (config.sandbox.network), which this server does not allow; start it with --sandbox-network to allow it", snap.AgentName)
 	}
-	m, name := opts.Model, opts.ModelName
-	if m == nil {
-		if snap.Model == "" {
-			return nil, nil, skilld.Errorf(skilld.EINVALID, "agent %q has no model; set config.model (for example openai:gpt-4o-mini)", snap.AgentName)
-		}
-		if m, name, err = l.cfg.OpenModel(snap.Model); err != nil {
-			return nil, nil, err
-		}
-	}
-	counter, err := l.cfg.Tokenizer(snap.Model)
+	rm, err := l.openModel(snap.AgentName, snap.Model, snap.Context.Window, opts)
 	if err != nil {
 		return nil, nil, err
-	}
-	window := cmp.Or(opts.Window, snap.Context.Window)
-	if window == 0 {
-		w, ok := l.cfg.Window(snap.Model)
-		if !ok {
-			return nil, nil, skilld.Errorf(skilld.EINVALID, "the context window of %q is not known; set config.context.window on agent %q", snap.Model, snap.AgentName)
-		}
-		window = w
 	}
 	env := make([]string, 0, len(snap.Sandbox.Env))
 	for k, v := range snap.Sandbox.Env {
@@ -334,12 +352,12 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		approve = opts.Approver
 	}
 	a, err := agent.New(agent.Config{
-		Model: m, ModelName: name, Instruction: snap.Instruction, Window: window,
+		Model: rm.model, ModelName: rm.name, Instruction: snap.Instruction, Window: rm.window,
 		Skills: skills, Packages: l.cfg.Service.Packages(),
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: observedSandbox{Sandbox: sb, obs: obs}, SandboxInfo: &info,
-		Tokenizer: counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
+		Tokenizer: rm.counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
 		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate, Tools: tools,
 	})
 	return a, sb, err

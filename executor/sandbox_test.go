@@ -62,8 +62,8 @@ func TestNetworkNeedsTheOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := f.wait(t, task.ID, skilld.TaskFailed)
-	if !strings.Contains(done.Error, "network access") || !strings.Contains(done.Error, "--sandbox-network") {
-		t.Errorf("error %q", done.Error)
+	if done.Error == nil || !strings.Contains(done.Error.Message, "network access") || !strings.Contains(done.Error.Message, "--sandbox-network") {
+		t.Errorf("error %+v", done.Error)
 	}
 	if _, err := os.Stat(filepath.Join(f.sandboxes, task.ID)); !os.IsNotExist(err) {
 		t.Errorf("a sandbox was made for a refused task: %v", err)

@@ -166,8 +166,8 @@ func TestSkillsToolsetRevokedStarter(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed := f.wait(t, task.ID, skilld.TaskFailed)
-	if !strings.Contains(failed.Error, "toolsets") || !strings.Contains(failed.Error, "revoked") {
-		t.Errorf("error %q", failed.Error)
+	if failed.Error == nil || !strings.Contains(failed.Error.Message, "toolsets") || !strings.Contains(failed.Error.Message, "revoked") || failed.Error.Code != skilld.EFORBIDDEN {
+		t.Errorf("error %+v", failed.Error)
 	}
 }
 

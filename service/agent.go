@@ -1,7 +1,16 @@
 package service
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -48,7 +57,40 @@ func (s *Service) CreateAgent(ctx context.Context, a Actor, p AgentParams) (*ski
 		return nil, err
 	}
 	s.event(ctx, a, a.WorkspaceID, "agent.created", ag.ID)
+	ag.Warnings = s.modelWarnings(ag)
 	return ag, nil
+}
+
+// modelWarnings are the warnings of an agent whose model its tasks could
+// not run with here: the message its tasks' start would be refused with.
+// An agent is still saved with them (the server may be configured for it
+// later, or the agent be meant for other servers).
+func (s *Service) modelWarnings(ag *skilld.Agent) []skilld.Detail {
+	err := s.checkModel(ag.Name, ag.Config.Model, ag.Config.Context.Window)
+	if err == nil {
+		return nil
+	}
+	var se *skilld.Error
+	if errors.As(err, &se) && len(se.Details) > 0 {
+		return se.Details
+	}
+	return []skilld.Detail{{Field: "config.model", Message: skilld.ErrorMessage(err)}}
+}
+
+// checkModel asks the executor, when it opens models in this process,
+// whether a task with this model and window could run here. The refusal
+// is EINVALID whatever the executor's code: it is the agent's config that
+// this server cannot run.
+func (s *Service) checkModel(agentName, ref string, window int) error {
+	mc, ok := s.exec.(ModelChecker)
+	if !ok {
+		return nil // tasks run elsewhere (Temporal workers), with their own models
+	}
+	err := mc.CheckModel(agentName, ref, window)
+	if err == nil || skilld.ErrorCode(err) == skilld.EINVALID {
+		return err
+	}
+	return &skilld.Error{Code: skilld.EINVALID, Message: skilld.ErrorMessage(err), Details: []skilld.Detail{{Field: "config.model", Message: skilld.ErrorMessage(err)}}, Err: err}
 }
 
 // resolveAgentSkills turns references into attachments, installing catalog
@@ -146,11 +188,20 @@ type AgentRef struct {
 	ID string `json:"id" path:"id" jsonschema:"the agent's ID or name"`
 }
 
-// agent finds an agent by ID, then by name.
+// agent finds an agent by ID, then by name. Not finding it names the
+// workspace searched: a caller with several workspaces learns where it
+// looked.
 func (s *Service) agent(ctx context.Context, a Actor, ref string) (*skilld.Agent, error) {
 	ag, err := s.db.AgentGet(ctx, &store.AgentGetParams{WorkspaceID: a.WorkspaceID, ID: ref})
 	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
 		ag, err = s.db.AgentGet(ctx, &store.AgentGetParams{WorkspaceID: a.WorkspaceID, Name: ref})
+	}
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+		ws := a.WorkspaceID
+		if w, werr := s.findWorkspace(ctx, a.WorkspaceID); werr == nil {
+			ws = w.Name
+		}
+		return nil, &skilld.Error{Code: skilld.ENOTFOUND, Message: fmt.Sprintf("agent %q not found in workspace %q", ref, ws), Err: err}
 	}
 	return ag, err
 }
@@ -202,12 +253,23 @@ func (s *Service) ListAgents(ctx context.Context, a Actor, p ListAgentsParams) (
 
 type UpdateAgentParams struct {
 	AgentRef
-	Name   *string             `json:"name,omitempty"`
-	Config *skilld.AgentConfig `json:"config,omitempty"`
-	Skills *[]AgentSkillRef    `json:"skills,omitempty" jsonschema:"replaces the attached skills"`
+	Name *string `json:"name,omitempty"`
+	// Config is a JSON Merge Patch (RFC 7396) of the agent's config: a
+	// document, not an AgentConfig, because a member left out must stay
+	// as it is while one set to 0, false or "" changes. null resets the
+	// config to the defaults.
+	Config json.RawMessage  `json:"config,omitempty" jsonschema:"a JSON Merge Patch (RFC 7396) of the config: objects merge, null removes a member, arrays and scalars replace; members left out stay"`
+	Skills *[]AgentSkillRef `json:"skills,omitempty" jsonschema:"replaces the attached skills"`
 }
 
-// UpdateAgent changes what is given (members and up).
+// maxUpdateAttempts bounds how often an update is merged again into a
+// config that another update changed meanwhile: each retry means another
+// change went through, so this many changes of one agent at once all
+// succeed.
+const maxUpdateAttempts = 16
+
+// UpdateAgent changes what is given (members and up): the name, the
+// config merged with the patch, the skills replaced.
 func (s *Service) UpdateAgent(ctx context.Context, a Actor, p UpdateAgentParams) (*skilld.Agent, error) {
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
@@ -216,18 +278,13 @@ func (s *Service) UpdateAgent(ctx context.Context, a Actor, p UpdateAgentParams)
 	if err != nil {
 		return nil, err
 	}
-	up := &store.AgentUpdateParams{WorkspaceID: a.WorkspaceID, ID: ag.ID, Config: p.Config}
+	up := &store.AgentUpdateParams{WorkspaceID: a.WorkspaceID, ID: ag.ID}
 	if p.Name != nil {
 		name, err := DisplayName("name", *p.Name)
 		if err != nil {
 			return nil, err
 		}
 		up.Name = &name
-	}
-	if p.Config != nil {
-		if err := checkAgentConfig(*p.Config); err != nil {
-			return nil, err
-		}
 	}
 	if p.Skills != nil {
 		skills, err := s.resolveAgentSkills(ctx, a, *p.Skills)
@@ -236,12 +293,35 @@ func (s *Service) UpdateAgent(ctx context.Context, a Actor, p UpdateAgentParams)
 		}
 		up.Skills = &skills
 	}
-	ag, err = s.db.AgentUpdate(ctx, up)
-	if err != nil {
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		if len(p.Config) > 0 {
+			// Merged into the config as read, and stored only if it is
+			// still that config: two patches of different members both
+			// take effect.
+			cfg, err := patchConfig(ag.Config, p.Config)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkAgentConfig(cfg); err != nil {
+				return nil, err
+			}
+			cur := ag.Config
+			up.Config, up.ExpectedConfig = &cfg, &cur
+		}
+		updated, err := s.db.AgentUpdate(ctx, up)
+		if errors.Is(err, store.ErrAgentChanged) && attempt < maxUpdateAttempts {
+			if ag, err = s.db.AgentGet(ctx, &store.AgentGetParams{WorkspaceID: a.WorkspaceID, ID: ag.ID}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.event(ctx, a, a.WorkspaceID, "agent.updated", updated.ID)
+		updated.Warnings = s.modelWarnings(updated)
+		return updated, nil
 	}
-	s.event(ctx, a, a.WorkspaceID, "agent.updated", ag.ID)
-	return ag, nil
 }
 
 type DeleteAgentParams struct{ AgentRef }
@@ -260,4 +340,159 @@ func (s *Service) DeleteAgent(ctx context.Context, a Actor, p DeleteAgentParams)
 	}
 	s.event(ctx, a, a.WorkspaceID, "agent.deleted", ag.ID)
 	return nil
+}
+
+// patchConfig applies a JSON Merge Patch (RFC 7396) to an agent's config:
+// objects merge member by member, recursively; null removes a member;
+// anything else (a scalar, an array) replaces. It works on the JSON
+// documents, so a member the patch leaves out is kept whatever its value,
+// and one it sets to 0, false or "" is set so. The result is decoded as
+// strictly as a request: an unknown member or a wrong type is EINVALID
+// naming the field (config.context.window).
+func patchConfig(cur skilld.AgentConfig, patch json.RawMessage) (skilld.AgentConfig, error) {
+	target, err := decodeJSON(mustMarshal(cur))
+	if err != nil {
+		return skilld.AgentConfig{}, err
+	}
+	p, err := decodeJSON(patch)
+	if err != nil {
+		return skilld.AgentConfig{}, invalidField("config", "config is not JSON: %v", err)
+	}
+	merged := mergePatch(target, p)
+	if field := unknownMember(merged, reflect.TypeFor[skilld.AgentConfig](), "config"); field != "" {
+		return skilld.AgentConfig{}, invalidField(field, "unknown field %q", field)
+	}
+	var out skilld.AgentConfig
+	dec := json.NewDecoder(bytes.NewReader(mustMarshal(merged)))
+	if err := dec.Decode(&out); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			field := "config"
+			if typ.Field != "" {
+				field += "." + typ.Field
+			}
+			return skilld.AgentConfig{}, invalidField(field, "%s must be %s, not %s", field, JSONKind(typ.Type), typ.Value)
+		}
+		return skilld.AgentConfig{}, invalidField("config", "config: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return out, nil
+}
+
+// mergePatch is RFC 7396's MergePatch(target, patch).
+func mergePatch(target, patch any) any {
+	p, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	t, ok := target.(map[string]any)
+	if !ok {
+		t = map[string]any{}
+	}
+	for k, v := range p {
+		if v == nil {
+			delete(t, k)
+		} else {
+			t[k] = mergePatch(t[k], v)
+		}
+	}
+	return t
+}
+
+// decodeJSON decodes one JSON value, numbers kept as written.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
+// mustMarshal encodes values that always encode: configs and what
+// decodeJSON made.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// unknownMember returns the path of the first member of doc (in name
+// order) that type t has no field for, or "": the strictness of request
+// decoding, with the whole path in the answer.
+func unknownMember(doc any, t reflect.Type, path string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := doc.(map[string]any)
+		if !ok {
+			return "" // a wrong type: decoding names it
+		}
+		fields := map[string]reflect.Type{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.IsExported() && name != "-" {
+				fields[cmp.Or(name, f.Name)] = f.Type
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			ft, ok := fields[k]
+			if !ok {
+				return path + "." + k
+			}
+			if bad := unknownMember(obj[k], ft, path+"."+k); bad != "" {
+				return bad
+			}
+		}
+	case reflect.Slice:
+		arr, _ := doc.([]any)
+		for _, v := range arr {
+			if bad := unknownMember(v, t.Elem(), path); bad != "" {
+				return bad
+			}
+		}
+	case reflect.Map:
+		obj, _ := doc.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if bad := unknownMember(obj[k], t.Elem(), path+"."+k); bad != "" {
+				return bad
+			}
+		}
+	}
+	return ""
+}
+
+// JSONKind names a Go type the way a JSON caller thinks of it ("an
+// integer", "an object"), for messages about a value of the wrong type.
+func JSONKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
 }

@@ -66,8 +66,16 @@ type StartTaskParams struct {
 }
 
 // StartTask records a task for an agent with its snapshot (members and
-// up). An executor runs it.
+// up). An executor runs it. Unlike RunTask it does not ask whether the
+// agent's model can run here: its caller may run it with another
+// (skilld run --agent --model).
 func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*skilld.Task, error) {
+	return s.startTask(ctx, a, p, false)
+}
+
+// startTask is StartTask; with checkModel, a task whose model this
+// server's executor cannot run is refused before anything is recorded.
+func (s *Service) startTask(ctx context.Context, a Actor, p StartTaskParams, checkModel bool) (*skilld.Task, error) {
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
@@ -86,6 +94,11 @@ func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*s
 	snap, err := s.Resolve(ctx, a.WorkspaceID, ag)
 	if err != nil {
 		return nil, err
+	}
+	if checkModel {
+		if err := s.checkModel(snap.AgentName, snap.Model, snap.Context.Window); err != nil {
+			return nil, err
+		}
 	}
 	if p.Tools != nil {
 		snap.Tools = append(snap.Tools, policy.Level{Name: "task", Policy: *p.Tools})

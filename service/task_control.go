@@ -37,6 +37,17 @@ type Ready interface {
 	Ready() error
 }
 
+// ModelChecker is implemented by executors that open the models of tasks
+// in this process (the local executor): CheckModel reports why a task of
+// agent agentName with model ref and context window (0: the model's
+// known one) could not run here, with the same code its run opens the
+// model with, or nil. The service asks it before recording a task, and
+// when an agent is saved, so that a model this server cannot run is
+// refused at the start rather than fail the task later.
+type ModelChecker interface {
+	CheckModel(agentName, ref string, window int) error
+}
+
 // RunTask starts a task for an agent and hands it to the executor.
 func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*skilld.Task, error) {
 	if r, ok := s.exec.(Ready); ok {
@@ -44,7 +55,7 @@ func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*ski
 			return nil, err
 		}
 	}
-	t, err := s.StartTask(ctx, a, p)
+	t, err := s.startTask(ctx, a, p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +65,8 @@ func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*ski
 	if err := s.exec.Start(ctx, t); err != nil {
 		// Nothing will ever run it: it is not left queued.
 		now := s.cfg.Now().UTC()
-		msg := "the task could not be started: " + skilld.ErrorMessage(err)
-		s.db.TaskUpdate(context.WithoutCancel(ctx), &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskFailed, Error: &msg, FinishedAt: &now})
+		msg, code := "the task could not be started: "+skilld.ErrorMessage(err), skilld.ErrorCode(err)
+		s.db.TaskUpdate(context.WithoutCancel(ctx), &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: skilld.TaskQueued, Status: skilld.TaskFailed, Error: &msg, ErrorCode: &code, FinishedAt: &now})
 		s.ReleaseTask(context.WithoutCancel(ctx), t.ID)
 		return nil, err
 	}
@@ -85,8 +96,8 @@ func (s *Service) CancelTask(ctx context.Context, a Actor, p CancelTaskParams) (
 	}
 	// Nobody runs it here (still queued, or its process is gone): mark it.
 	now := s.cfg.Now().UTC()
-	msg := "cancelled by " + a.Name
-	t, err = s.db.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: t.Status, Status: skilld.TaskCancelled, Error: &msg, FinishedAt: &now})
+	msg, code := "cancelled by "+a.Name, skilld.TaskCancelledCode
+	t, err = s.db.TaskUpdate(ctx, &store.TaskUpdateParams{ID: t.ID, ExpectedStatus: t.Status, Status: skilld.TaskCancelled, Error: &msg, ErrorCode: &code, FinishedAt: &now})
 	if err == nil {
 		s.event(ctx, a, a.WorkspaceID, "task.cancelled", t.ID)
 		err = s.ReleaseTask(ctx, t.ID)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 
 	"github.com/skilld/skilld"
 )
@@ -15,6 +16,8 @@ type AgentQueries interface {
 	AgentGet(ctx context.Context, p *AgentGetParams) (*skilld.Agent, error)
 	AgentList(ctx context.Context, p *AgentListParams) ([]*skilld.Agent, int, error)
 	// AgentUpdate changes what is set (Skills replaces the whole list).
+	// With ExpectedConfig, ECONFLICT (ErrAgentChanged) when the stored
+	// config is another by then: a read-modify-write lost a race.
 	AgentUpdate(ctx context.Context, p *AgentUpdateParams) (*skilld.Agent, error)
 	AgentDelete(ctx context.Context, p *AgentDeleteParams) error
 }
@@ -39,7 +42,14 @@ type AgentUpdateParams struct {
 	ID          string
 	Name        *string
 	Config      *skilld.AgentConfig
-	Skills      *[]skilld.AgentSkill
+	// ExpectedConfig is the config Config was computed from (a merge
+	// patch applied to it); the update is refused when it has changed.
+	ExpectedConfig *skilld.AgentConfig
+	Skills         *[]skilld.AgentSkill
 }
+
+// ErrAgentChanged is the cause of an update refused because the agent's
+// config is no longer ExpectedConfig.
+var ErrAgentChanged = errors.New("the agent was changed meanwhile")
 
 type AgentDeleteParams struct{ WorkspaceID, ID string }

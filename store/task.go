@@ -70,9 +70,14 @@ type TaskUpdateParams struct {
 	ExpectedStatus skilld.TaskStatus
 	Status         skilld.TaskStatus
 	Config         json.RawMessage
-	Error          *string
-	StartedAt      *time.Time
-	FinishedAt     *time.Time
+	// Output is a completed task's final answer.
+	Output *string
+	// Error and ErrorCode say why the task did not complete ("" for
+	// neither once it did).
+	Error      *string
+	ErrorCode  *string
+	StartedAt  *time.Time
+	FinishedAt *time.Time
 }
 
 type TaskLogAppendParams struct {
@@ -87,6 +92,12 @@ type TaskLogAppendParams struct {
 	// that an append whose commit went unacknowledged can be retried
 	// without being written twice.
 	ExpectSeq int64
+	// PromptTokens and CompletionTokens, for an entry recording a model
+	// call, are added to the task's usage in the append's transaction: the
+	// totals are exactly those of the calls in the log, however often the
+	// run was resumed or an append retried.
+	PromptTokens     int64
+	CompletionTokens int64
 }
 
 // ErrLogMoved is the cause of an append refused because the log already

@@ -107,9 +107,12 @@ func crashRun(t *testing.T, api *crashServer, workDir string, n int, crash func(
 	for !api.allDone(ids) {
 		if time.Now().After(deadline) {
 			for _, id := range ids {
-				var task struct{ Status, Error string }
+				var task struct {
+					Status string
+					Error  struct{ Code, Message string }
+				}
 				api.get("/v1/workspaces/default/tasks/"+id, &task)
-				t.Logf("task %s: %s %s", id, task.Status, task.Error)
+				t.Logf("task %s: %s %s", id, task.Status, task.Error.Message)
 			}
 			t.Fatalf("tasks not finished a minute after the last kill")
 		}
@@ -294,11 +297,12 @@ func (s *crashServer) follow(id string) []int64 {
 func (s *crashServer) checkTask(id, workDir string) (resumed int) {
 	t := s.t
 	var task struct {
-		Status, Error string
+		Status string
+		Error  struct{ Code, Message string }
 	}
 	s.do("GET", "/v1/workspaces/default/tasks/"+id, nil, &task)
 	if task.Status != "completed" {
-		t.Errorf("task %s is %s: %s", id, task.Status, task.Error)
+		t.Errorf("task %s is %s: %s", id, task.Status, task.Error.Message)
 		return 0
 	}
 	var log struct {

@@ -228,19 +228,49 @@ func completes(t *testing.T, f Factory) {
 	ag := agentWith(t, e, "worker", skilld.AgentConfig{})
 	const input = "count once, write a note"
 	m.Script(input,
-		Call(agent.ActivateSkill, map[string]string{"skill_name": "counter"}),
-		expect(t, "scripts/count.sh", Call(agent.ToolShell, map[string]string{"command": "sh skills/counter-*/scripts/count.sh"})),
+		Costing(Call(agent.ActivateSkill, map[string]string{"skill_name": "counter"}), 100, 10),
+		expect(t, "scripts/count.sh", Costing(Call(agent.ToolShell, map[string]string{"command": "sh skills/counter-*/scripts/count.sh"}), 200, 20)),
 		expect(t, "1", Call(agent.ToolWriteFile, map[string]string{"path": "note.md", "content": "counted"})),
 		Call(agent.ToolReadFile, map[string]string{"path": "note.md"}),
-		expect(t, "counted", Answer("done")))
+		expect(t, "counted", Costing(Answer("done: counted once"), 400, 40)))
 	task := start(t, e, ag, input)
+	if task.CreatedAt.IsZero() {
+		t.Errorf("started task %+v", task)
+	}
 	done := waitStatus(t, e, task.ID, skilld.TaskCompleted)
 	evs := checkLog(t, e, task.ID)
-	if done.Error != "" || len(ofType(evs, agent.EventSkillActivated)) != 1 || len(ofType(evs, agent.EventToolResult)) != 4 {
+	if done.Error != nil || len(ofType(evs, agent.EventSkillActivated)) != 1 || len(ofType(evs, agent.EventToolResult)) != 4 {
 		t.Errorf("task %+v, events %d", done, len(evs))
 	}
 	if calls := m.Calls(input); fmt.Sprint(calls) != "[1 1 1 1 1]" {
 		t.Errorf("model calls per turn %v, want each once", calls)
+	}
+	checkResult(t, e, done, "done: counted once", skilld.TaskUsage{PromptTokens: 700, CompletionTokens: 70, TotalTokens: 770})
+}
+
+// checkResult asserts what a completed task's row says of its end, in
+// tasks.get and tasks.list alike: the output of its task.completed event,
+// the usage of all its model calls, and its times in order — finished
+// when the log says it completed.
+func checkResult(t *testing.T, e *Env, done *skilld.Task, output string, usage skilld.TaskUsage) {
+	t.Helper()
+	if done.Output != output || done.Usage != usage || done.Error != nil {
+		t.Errorf("completed task: output %q, usage %+v, error %+v; want %q and %+v", done.Output, done.Usage, done.Error, output, usage)
+	}
+	if done.StartedAt == nil || done.FinishedAt == nil || done.StartedAt.Before(done.CreatedAt) || done.FinishedAt.Before(*done.StartedAt) {
+		t.Errorf("times: created %v, started %v, finished %v", done.CreatedAt, done.StartedAt, done.FinishedAt)
+	}
+	if evs := ofType(events(t, e, done.ID), agent.EventTaskCompleted); len(evs) != 1 || !evs[0].Time.Equal(*done.FinishedAt) {
+		t.Errorf("finished at %v, the log completed it at %v", done.FinishedAt, evs)
+	}
+	page, err := e.Service.ListTasks(t.Context(), e.Actor, service.ListTasksParams{Agent: done.AgentID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, listed := range page.Items {
+		if listed.ID == done.ID && (listed.Output != output || listed.Usage != usage || listed.FinishedAt == nil || !listed.FinishedAt.Equal(*done.FinishedAt)) {
+			t.Errorf("listed %+v", listed)
+		}
 	}
 }
 
@@ -256,7 +286,10 @@ func cancel(t *testing.T, f Factory) {
 	if _, err := e.Service.CancelTask(t.Context(), e.Actor, service.CancelTaskParams{TaskRef: service.TaskRef{ID: task.ID}}); err != nil {
 		t.Fatal(err)
 	}
-	waitStatus(t, e, task.ID, skilld.TaskCancelled)
+	done := waitStatus(t, e, task.ID, skilld.TaskCancelled)
+	if done.Error == nil || done.Error.Code != skilld.TaskCancelledCode || done.Output != "" || done.FinishedAt == nil {
+		t.Errorf("cancelled task %+v (error %+v)", done, done.Error)
+	}
 }
 
 func approval(t *testing.T, f Factory) {
@@ -293,8 +326,8 @@ func timeout(t *testing.T, f Factory) {
 	m.Script("take too long", Block(entered, release, Answer("late")))
 	task := start(t, e, ag, "take too long")
 	failed := waitStatus(t, e, task.ID, skilld.TaskFailed)
-	if !strings.Contains(failed.Error, "ran out of time") {
-		t.Errorf("error %q", failed.Error)
+	if failed.Error == nil || failed.Error.Code != skilld.ETOOLARGE || !strings.Contains(failed.Error.Message, "ran out of time") || failed.FinishedAt == nil {
+		t.Errorf("timed out task %+v (error %+v)", failed, failed.Error)
 	}
 }
 
@@ -305,14 +338,21 @@ func restartDuringModelCall(t *testing.T, f Factory) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	const input = "survive a restart mid-call"
 	m.Script(input,
-		Call(agent.ToolShell, map[string]string{"command": "echo first >> steps.txt"}),
-		Block(entered, release, Call(agent.ToolShell, map[string]string{"command": "echo second >> steps.txt; cat steps.txt"})),
-		expect(t, "first\nsecond", Answer("both")))
+		Costing(Call(agent.ToolShell, map[string]string{"command": "echo first >> steps.txt"}), 11, 1),
+		Block(entered, release, Costing(Call(agent.ToolShell, map[string]string{"command": "echo second >> steps.txt; cat steps.txt"}), 13, 3)),
+		expect(t, "first\nsecond", Costing(Answer("both"), 17, 7)))
 	task := start(t, e, ag, input)
 	<-entered
+	before := waitStatus(t, e, task.ID, skilld.TaskRunning)
 	e.Restart(t)
 	close(release)
-	waitStatus(t, e, task.ID, skilld.TaskCompleted)
+	done := waitStatus(t, e, task.ID, skilld.TaskCompleted)
+	// The call cut off by the restart is counted once, when it answered;
+	// the one before it, answered before the restart, once too.
+	checkResult(t, e, done, "both", skilld.TaskUsage{PromptTokens: 41, CompletionTokens: 11, TotalTokens: 52})
+	if !done.StartedAt.Equal(*before.StartedAt) {
+		t.Errorf("the resume moved the start from %v to %v", before.StartedAt, done.StartedAt)
+	}
 	evs := checkLog(t, e, task.ID)
 	// The first call was answered before the restart: never asked again.
 	// The second was in flight: asked again, once.

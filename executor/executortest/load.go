@@ -205,7 +205,7 @@ func waitAll(b *testing.B, e *Env, ids []string, st skilld.TaskStatus) {
 				break
 			}
 			if task.Status.Done() || time.Now().After(deadline) {
-				b.Fatalf("task %s is %s (%s), want %s", id, task.Status, task.Error, st)
+				b.Fatalf("task %s is %s (%+v), want %s", id, task.Status, task.Error, st)
 			}
 			time.Sleep(25 * time.Millisecond)
 		}

@@ -99,6 +99,17 @@ func Answer(text string) Turn {
 	}
 }
 
+// Costing is a turn whose answer reports usage.
+func Costing(then Turn, prompt, completion int) Turn {
+	return func(ctx context.Context, req *model.Request) (*model.Response, error) {
+		resp, err := then(ctx, req)
+		if resp != nil {
+			resp.Usage = model.Usage{PromptTokens: prompt, CompletionTokens: completion}
+		}
+		return resp, err
+	}
+}
+
 // Block is a turn that waits until release is closed (or the call is
 // cancelled), then answers with then; entered is closed when the call
 // arrives.

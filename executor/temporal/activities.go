@@ -205,7 +205,7 @@ func (a *Activities) Finish(ctx context.Context, in FinishInput) error {
 	if s := a.sessions.get(in.TaskID); s != nil {
 		a.sessions.drop(s)
 	}
-	return activityError(a.Runner.Abandon(ctx, in.TaskID, skilld.TaskStatus(in.Status), in.Message))
+	return activityError(a.Runner.Abandon(ctx, in.TaskID, skilld.TaskStatus(in.Status), in.Code, in.Message))
 }
 
 // Evict drops idle sessions every interval until ctx ends, then all.

@@ -108,8 +108,11 @@ type Decision struct {
 // FinishInput ends a task no run can end (its workflow was cancelled, or
 // failed for good).
 type FinishInput struct {
-	TaskID  string `json:"task_id"`
-	Status  string `json:"status"`
+	TaskID string `json:"task_id"`
+	Status string `json:"status"`
+	// Code is the error code recorded (empty: executor.Local.Abandon's
+	// default for the status).
+	Code    string `json:"code,omitempty"`
 	Message string `json:"message"`
 }
 

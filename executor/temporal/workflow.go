@@ -118,17 +118,18 @@ func waitDecision(ctx workflow.Context, ch workflow.ReceiveChannel, pending map[
 // cancelled (the workflow's cancellation, or the deadline while waiting)
 // or failed for good. The Finish activity runs even after cancellation.
 func end(ctx workflow.Context, taskID string, cause error) error {
-	status, msg := skilld.TaskFailed, "the task's workflow failed: "+errText(cause)
+	status, code, msg := skilld.TaskFailed, skilld.EUNAVAILABLE, "the task's workflow failed: "+errText(cause)
 	var canceled *sdktemporal.CanceledError
 	switch {
 	case errors.As(cause, &canceled) || ctx.Err() != nil:
-		status, msg = skilld.TaskCancelled, "cancelled"
+		status, code, msg = skilld.TaskCancelled, skilld.TaskCancelledCode, "cancelled"
 	case cause == nil:
-		msg = "the task ran out of time while it waited for an approval"
+		// A limit of the run, as when a local run runs out of time.
+		code, msg = skilld.ETOOLARGE, "the task ran out of time while it waited for an approval"
 	}
 	dctx, cancel := workflow.NewDisconnectedContext(ctx)
 	defer cancel()
-	if err := workflow.ExecuteActivity(options(dctx, ActivityFinish), ActivityFinish, FinishInput{TaskID: taskID, Status: string(status), Message: msg}).Get(dctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(options(dctx, ActivityFinish), ActivityFinish, FinishInput{TaskID: taskID, Status: string(status), Code: code, Message: msg}).Get(dctx, nil); err != nil {
 		return err
 	}
 	if status == skilld.TaskCancelled {

@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -99,4 +100,20 @@ func TestQueryPlans(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTaskResultsBackfill: migration 7 fills the results of tasks an older
+// version wrote, from their logs.
+func TestTaskResultsBackfill(t *testing.T) {
+	url := storetest.FreshPostgresURL(t)
+	storetest.TaskResultsBackfill(t, func(t *testing.T) store.Store { return storetest.OpenPostgresAt(t, url) }, func(t *testing.T) {
+		c, err := pgx.Connect(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(t.Context(), storetest.RevertTaskResults); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -106,3 +106,25 @@ func TestSkeletonBackfill(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTaskResultsBackfill: migration 7 fills the results of tasks an older
+// version wrote, from their logs.
+func TestTaskResultsBackfill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "skilld.db")
+	storetest.TaskResultsBackfill(t, func(t *testing.T) store.Store {
+		s, err := sqlitestore.Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, func(t *testing.T) {
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(storetest.RevertTaskResults); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

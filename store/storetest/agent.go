@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"sync"
 	"testing"
 
 	"github.com/skilld/skilld"
@@ -38,6 +41,25 @@ func testAgents(t *testing.T, open Opener) {
 	if up.Config.Instruction != "Be thorough." || len(up.Skills) != 1 || up.Name != "helper" {
 		t.Errorf("updated %+v", up)
 	}
+	// A change computed from the config as it was is refused once that
+	// config has changed, and changes nothing; from the current one it
+	// goes through.
+	stale, next := ag.Config, up.Config
+	next.Model = "anthropic:claude-sonnet-4"
+	_, err = s.AgentUpdate(ctx(t), &store.AgentUpdateParams{WorkspaceID: ws.ID, ID: ag.ID, Config: &next, ExpectedConfig: &stale, Name: ptr("renamed")})
+	if wantCode(t, err, skilld.ECONFLICT); !errors.Is(err, store.ErrAgentChanged) {
+		t.Errorf("a stale update: %v", err)
+	}
+	if got := must[*skilld.Agent](t)(s.AgentGet(ctx(t), &store.AgentGetParams{WorkspaceID: ws.ID, ID: ag.ID})); got.Name != "helper" || got.Config.Model != cfg.Model {
+		t.Errorf("a refused update changed the agent: %+v", got)
+	}
+	cur := up.Config
+	up = must[*skilld.Agent](t)(s.AgentUpdate(ctx(t), &store.AgentUpdateParams{WorkspaceID: ws.ID, ID: ag.ID, Config: &next, ExpectedConfig: &cur}))
+	if up.Config.Model != next.Model || up.Config.Instruction != "Be thorough." {
+		t.Errorf("updated from the current config: %+v", up.Config)
+	}
+	_, err = s.AgentUpdate(ctx(t), &store.AgentUpdateParams{WorkspaceID: other.ID, ID: ag.ID, Config: &next})
+	wantCode(t, err, skilld.ENOTFOUND)
 	must[*skilld.Agent](t)(s.AgentCreate(ctx(t), &store.AgentCreateParams{WorkspaceID: ws.ID, Name: "another", Skills: []skilld.AgentSkill{{SkillID: a1.ID}, {SkillID: a2.ID}}}))
 	agents, total, err := s.AgentList(ctx(t), &store.AgentListParams{WorkspaceID: ws.ID})
 	if err != nil || total != 2 || len(agents) != 2 || agents[0].Name != "another" || len(agents[0].Skills) != 2 || len(agents[1].Skills) != 1 {
@@ -56,4 +78,50 @@ func testAgents(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	wantCode(t, s.AgentDelete(ctx(t), &store.AgentDeleteParams{WorkspaceID: ws.ID, ID: ag.ID}), skilld.ENOTFOUND)
+	t.Run("ConcurrentChanges", func(t *testing.T) { testConcurrentAgentChanges(t, open) })
+}
+
+// testConcurrentAgentChanges has 8 writers each add their own variable to
+// one agent's config by read-modify-write with ExpectedConfig, retrying
+// when refused: no change may be lost.
+func testConcurrentAgentChanges(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	ag := must[*skilld.Agent](t)(s.AgentCreate(ctx(t), &store.AgentCreateParams{WorkspaceID: ws.ID, Name: "shared"}))
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Go(func() {
+			for {
+				cur, err := s.AgentGet(ctx(t), &store.AgentGetParams{WorkspaceID: ws.ID, ID: ag.ID})
+				if err != nil {
+					errs <- err
+					return
+				}
+				next := cur.Config
+				next.Sandbox.Env = maps.Clone(cur.Config.Sandbox.Env)
+				if next.Sandbox.Env == nil {
+					next.Sandbox.Env = map[string]string{}
+				}
+				next.Sandbox.Env[fmt.Sprint("V", i)] = "x"
+				_, err = s.AgentUpdate(ctx(t), &store.AgentUpdateParams{WorkspaceID: ws.ID, ID: ag.ID, Config: &next, ExpectedConfig: &cur.Config})
+				if errors.Is(err, store.ErrAgentChanged) {
+					continue
+				}
+				if err != nil {
+					errs <- err
+				}
+				return
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := must[*skilld.Agent](t)(s.AgentGet(ctx(t), &store.AgentGetParams{WorkspaceID: ws.ID, ID: ag.ID})); len(got.Config.Sandbox.Env) != writers {
+		t.Errorf("after %d concurrent changes the config has %v", writers, got.Config.Sandbox.Env)
+	}
 }

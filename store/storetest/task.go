@@ -68,10 +68,10 @@ func testTasks(t *testing.T, open Opener) {
 	if len(log) != 3 || log[0].Seq != 2 || string(log[1].Payload) != `{"n": 3}` && string(log[1].Payload) != `{"n":3}` {
 		t.Errorf("log after 1: %+v", log)
 	}
-	errText := "model unreachable"
+	errText, errCode := "model unreachable", skilld.EUNAVAILABLE
 	done := time.Now().UTC()
-	fin := must[*skilld.Task](t)(s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: task.ID, Status: skilld.TaskFailed, Error: &errText, FinishedAt: &done}))
-	if fin.Status != skilld.TaskFailed || fin.Error != errText || fin.FinishedAt == nil || fin.LastSeq != 4 {
+	fin := must[*skilld.Task](t)(s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: task.ID, Status: skilld.TaskFailed, Error: &errText, ErrorCode: &errCode, FinishedAt: &done}))
+	if fin.Status != skilld.TaskFailed || fin.Error == nil || *fin.Error != (skilld.TaskError{Code: errCode, Message: errText}) || fin.FinishedAt == nil || fin.LastSeq != 4 {
 		t.Errorf("finished %+v", fin)
 	}
 
@@ -84,8 +84,57 @@ func testTasks(t *testing.T, open Opener) {
 		t.Errorf("newest first: total %d, err %v", total, err)
 	}
 	tasks, total, _ = s.TaskList(ctx(t), &store.TaskListParams{WorkspaceID: ws.ID, AgentID: ag.ID, Status: skilld.TaskFailed})
-	if total != 1 || tasks[0].ID != task.ID {
-		t.Errorf("filtered: total %d", total)
+	if total != 1 || tasks[0].ID != task.ID || tasks[0].Error == nil || tasks[0].Error.Code != errCode {
+		t.Errorf("filtered: total %d, %+v", total, tasks)
+	}
+	t.Run("Results", func(t *testing.T) { testTaskResults(t, open) })
+}
+
+// testTaskResults: what a task came to is in its row. Usage is added by
+// the appends that log model calls — in their transaction, so a refused
+// (fenced) append adds nothing — and the output and error are what the
+// end recorded; a task reads the same from TaskGet and TaskList.
+func testTaskResults(t *testing.T, open Opener) {
+	s := open(t)
+	ws := newWorkspace(t, s, "w")
+	task := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "x"}))
+	if task.Usage != (skilld.TaskUsage{}) || task.Output != "" || task.Error != nil {
+		t.Fatalf("a new task %+v", task)
+	}
+	appends := []store.TaskLogAppendParams{
+		{Kind: "event", PromptTokens: 120, CompletionTokens: 9, ExpectSeq: 1},
+		{Kind: "message", ExpectSeq: 2},
+		{Kind: "event", PromptTokens: 300, CompletionTokens: 41},
+	}
+	for _, p := range appends {
+		p.TaskID, p.Payload = task.ID, json.RawMessage(`{}`)
+		must[*skilld.TaskLogEntry](t)(s.TaskLogAppend(ctx(t), &p))
+	}
+	// A stale writer's call is not counted: its entry is not in the log.
+	_, err := s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "event", Payload: json.RawMessage(`{}`), ExpectSeq: 2, PromptTokens: 1000})
+	wantCode(t, err, skilld.ECONFLICT)
+	_, err = s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "event", Payload: json.RawMessage(`{}`), CompletionTokens: -1})
+	wantCode(t, err, skilld.EINVALID)
+	want := skilld.TaskUsage{PromptTokens: 420, CompletionTokens: 50, TotalTokens: 470}
+	if got := must[*skilld.Task](t)(s.TaskGet(ctx(t), &store.TaskGetParams{ID: task.ID})); got.Usage != want || got.LastSeq != 3 {
+		t.Errorf("usage %+v at entry %d, want %+v at 3", got.Usage, got.LastSeq, want)
+	}
+
+	output, none := "42 rows", ""
+	fin := must[*skilld.Task](t)(s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: task.ID, Status: skilld.TaskCompleted, Output: &output, Error: &none, ErrorCode: &none}))
+	if fin.Output != output || fin.Error != nil || fin.Usage != want {
+		t.Errorf("completed %+v", fin)
+	}
+	msg, code := "cancelled by ada", skilld.TaskCancelledCode
+	other := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "y"}))
+	must[*skilld.Task](t)(s.TaskUpdate(ctx(t), &store.TaskUpdateParams{ID: other.ID, Status: skilld.TaskCancelled, Error: &msg, ErrorCode: &code}))
+	tasks, _, err := s.TaskList(ctx(t), &store.TaskListParams{WorkspaceID: ws.ID})
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("list: %v, %v", tasks, err)
+	}
+	if c, d := tasks[0], tasks[1]; c.Error == nil || *c.Error != (skilld.TaskError{Code: code, Message: msg}) || c.Usage != (skilld.TaskUsage{}) ||
+		d.Output != output || d.Usage != want || d.Error != nil {
+		t.Errorf("listed %+v and %+v", c, d)
 	}
 }
 

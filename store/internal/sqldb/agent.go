@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -144,9 +145,22 @@ func (q *Queries) AgentList(ctx context.Context, p *store.AgentListParams) ([]*s
 func (q *Queries) AgentUpdate(ctx context.Context, p *store.AgentUpdateParams) (*skilld.Agent, error) {
 	var out *skilld.Agent
 	err := q.tx(ctx, func(q *Queries) error {
+		// Lock the row first (SQLite's writer lock is taken anyway), so
+		// that what is read below stays what ExpectedConfig is checked
+		// against until the commit.
+		n, err := q.c.Exec(ctx, `UPDATE agents SET updated_at = updated_at WHERE id = ? AND workspace_id = ?`, p.ID, p.WorkspaceID)
+		if err != nil {
+			return internal(err, "updating agent %q", p.ID)
+		}
+		if n == 0 {
+			return notFound(ErrNoRows, "agent %q", p.ID)
+		}
 		cur, err := q.AgentGet(ctx, &store.AgentGetParams{WorkspaceID: p.WorkspaceID, ID: p.ID})
 		if err != nil {
 			return err
+		}
+		if p.ExpectedConfig != nil && !reflect.DeepEqual(cur.Config, *p.ExpectedConfig) {
+			return &skilld.Error{Code: skilld.ECONFLICT, Message: "agent " + quote(cur.Name) + " was changed meanwhile", Err: store.ErrAgentChanged}
 		}
 		if p.Name != nil {
 			cur.Name = *p.Name

@@ -11,17 +11,22 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-const taskColumns = `id, workspace_id, COALESCE(agent_id, ''), input, status, config, error, last_seq, created_by,
-	created_at, updated_at, started_at, finished_at`
+const taskColumns = `id, workspace_id, COALESCE(agent_id, ''), input, status, config, output, error, error_code,
+	prompt_tokens, completion_tokens, last_seq, created_by, created_at, updated_at, started_at, finished_at`
 
 func scanTask(r Row) (*skilld.Task, error) {
 	var t skilld.Task
-	var config string
-	if err := r.Scan(&t.ID, &t.WorkspaceID, &t.AgentID, &t.Input, &t.Status, &config, &t.Error, &t.LastSeq, &t.CreatedBy,
+	var config, msg, code string
+	if err := r.Scan(&t.ID, &t.WorkspaceID, &t.AgentID, &t.Input, &t.Status, &config, &t.Output, &msg, &code,
+		&t.Usage.PromptTokens, &t.Usage.CompletionTokens, &t.LastSeq, &t.CreatedBy,
 		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.FinishedAt); err != nil {
 		return nil, err
 	}
 	t.Config = json.RawMessage(config)
+	if msg != "" || code != "" {
+		t.Error = &skilld.TaskError{Code: code, Message: msg}
+	}
+	t.Usage.TotalTokens = t.Usage.PromptTokens + t.Usage.CompletionTokens
 	t.CreatedAt, t.UpdatedAt = utc(t.CreatedAt), utc(t.UpdatedAt)
 	t.StartedAt, t.FinishedAt = utcp(t.StartedAt), utcp(t.FinishedAt)
 	return &t, nil
@@ -120,8 +125,14 @@ func (q *Queries) TaskUpdate(ctx context.Context, p *store.TaskUpdateParams) (*s
 	if p.Config != nil {
 		set, args = append(set, "config = ?"), append(args, jsonText(p.Config))
 	}
+	if p.Output != nil {
+		set, args = append(set, "output = ?"), append(args, *p.Output)
+	}
 	if p.Error != nil {
 		set, args = append(set, "error = ?"), append(args, *p.Error)
+	}
+	if p.ErrorCode != nil {
+		set, args = append(set, "error_code = ?"), append(args, *p.ErrorCode)
 	}
 	if p.StartedAt != nil {
 		set, args = append(set, "started_at = ?"), append(args, p.StartedAt.UTC())
@@ -162,14 +173,19 @@ func scanTaskLog(r Row) (*skilld.TaskLogEntry, error) {
 
 // TaskLogAppend takes the next number from the task row in the same
 // transaction as the insert: the row update serializes appenders of one
-// task, and a rollback returns the number, so there are never gaps.
+// task, and a rollback returns the number, so there are never gaps. The
+// same update adds the entry's usage, so the totals move with the log.
 func (q *Queries) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParams) (*skilld.TaskLogEntry, error) {
+	if p.PromptTokens < 0 || p.CompletionTokens < 0 {
+		return nil, &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("a log entry of task %s has negative usage (%d prompt, %d completion tokens)", p.TaskID, p.PromptTokens, p.CompletionTokens)}
+	}
 	var out *skilld.TaskLogEntry
 	err := q.tx(ctx, func(q *Queries) error {
 		t := now()
 		var seq int64
-		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? AND (? = 0 OR last_seq = ? - 1) RETURNING last_seq`,
-			t, p.TaskID, p.ExpectSeq, p.ExpectSeq).Scan(&seq)
+		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ?, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?
+			WHERE id = ? AND (? = 0 OR last_seq = ? - 1) RETURNING last_seq`,
+			t, p.PromptTokens, p.CompletionTokens, p.TaskID, p.ExpectSeq, p.ExpectSeq).Scan(&seq)
 		if isNoRows(err) && p.ExpectSeq > 0 {
 			var last int64
 			if q.c.QueryRow(ctx, `SELECT last_seq FROM tasks WHERE id = ?`, p.TaskID).Scan(&last) == nil {
