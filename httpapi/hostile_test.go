@@ -20,10 +20,7 @@ func TestHostileArchives(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, e *testEnv) {
 		member := e.token("default", "m", "member")
 		e.must(201, "POST", "/v1/catalog/registries", e.admin, map[string]any{"name": "acme", "trust": "community"})
-		paths, err := filepath.Glob("../pack/testdata/hostile/*")
-		if err != nil || len(paths) < 20 {
-			t.Fatalf("hostile corpus: %v (%d files)", err, len(paths))
-		}
+		paths := hostileCorpus(t)
 		for _, p := range paths {
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -171,4 +168,15 @@ func (zeros) Read(p []byte) (int, error) {
 		p[i] = 'a'
 	}
 	return len(p), nil
+}
+
+// hostileCorpus lists the archives of pack/testdata/hostile, each built to
+// break an archive reader.
+func hostileCorpus(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob("../pack/testdata/hostile/*")
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("hostile corpus: %v (%d files)", err, len(paths))
+	}
+	return paths
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"regexp"
 
 	"github.com/skilld/skilld"
@@ -71,11 +72,20 @@ type PublishedItem struct {
 	*skilld.CatalogItem
 	Version int    `json:"version"`
 	Digest  string `json:"digest"`
+	// Unchanged says that the archive held what the item's latest version
+	// holds (the same files and description), so no version was made:
+	// Version is that latest one (the API answers 200, not 201).
+	Unchanged bool `json:"unchanged,omitempty"`
 }
+
+// AlreadyExisted reports whether publishing found the version it would
+// have made.
+func (p *PublishedItem) AlreadyExisted() bool { return p.Unchanged }
 
 // PublishCatalogItem publishes a skill archive as the next version of the
 // registry's item with the skill's name, creating the item on first
-// publish (instance admins only). Versions are immutable.
+// publish (instance admins only). Versions are immutable. Publishing the
+// latest version's files and description again makes no version.
 func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCatalogItemParams) (*PublishedItem, error) {
 	if err := a.requireInstanceAdmin(); err != nil {
 		return nil, err
@@ -88,11 +98,12 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 	if err != nil {
 		return nil, err
 	}
-	name, desc, _, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions)
+	name, desc, _, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive)
 	if err != nil {
 		return nil, err
 	}
 	var out *PublishedItem
+	var prev *skilld.CatalogItemVersion
 	err = s.packages.Put(ctx, pkg, func(q store.Querier) error {
 		item, err := q.CatalogItemGet(ctx, &store.CatalogItemGetParams{Registry: reg.Name, Name: name})
 		if skilld.ErrorCode(err) == skilld.ENOTFOUND {
@@ -105,10 +116,30 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 		if err != nil {
 			return err
 		}
+		// Compared after the write, which locks the item: the version
+		// before is then the one this publish follows, even when another
+		// publish committed meanwhile (see newVersion).
+		if v.Number > 1 {
+			before, err := q.CatalogItemVersionGet(ctx, &store.CatalogItemVersionGetParams{ItemID: item.ID, Number: v.Number - 1})
+			if err != nil {
+				return err
+			}
+			if before.Digest == v.Digest && before.Description == v.Description {
+				prev = before
+				return errUnchanged
+			}
+		}
 		item, err = q.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: item.ID})
 		out = &PublishedItem{CatalogItem: item, Version: v.Number, Digest: v.Digest}
 		return err
 	})
+	if errors.Is(err, errUnchanged) {
+		item, err := s.db.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: prev.ItemID})
+		if err != nil {
+			return nil, err
+		}
+		return &PublishedItem{CatalogItem: item, Version: prev.Number, Digest: prev.Digest, Unchanged: true}, nil
+	}
 	return out, err
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -35,7 +36,7 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 	if existing, err := s.installed(ctx, a, item.ID); skilld.ErrorCode(err) != skilld.ENOTFOUND {
 		return existing, err
 	}
-	v, err := s.db.CatalogItemVersionGet(ctx, &store.CatalogItemVersionGetParams{ItemID: item.ID, Number: p.Version})
+	v, err := s.itemVersion(ctx, item, p.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 		return nil, skilld.Errorf(skilld.EINVALID, "skill %q was not installed from the catalog", sk.Name)
 	}
 	if sk.Forked && !p.Reset {
-		return nil, skilld.Errorf(skilld.ECONFLICT, "skill %q was edited in this workspace; pass reset to replace its edits with the catalog version", sk.Name)
+		return nil, skilld.Errorf(skilld.ECONFLICT, "skill %q was edited in this workspace; update it with reset (skilld skills update --reset, or \"reset\": true in the API) to replace its edits with the catalog version", sk.Name)
 	}
 	item, err := s.db.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: sk.CatalogItemID})
 	if err != nil {
@@ -132,20 +133,34 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name); err != nil {
 		return nil, err
 	}
-	v, err := s.db.CatalogItemVersionGet(ctx, &store.CatalogItemVersionGetParams{ItemID: item.ID, Number: p.Version})
+	v, err := s.itemVersion(ctx, item, p.Version)
 	if err != nil {
 		return nil, err
 	}
 	var out *skilld.Skill
 	err = s.db.Tx(ctx, func(q store.Querier) error {
-		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: v.Digest,
-			Message: fmt.Sprintf("updated to %s/%s version %d", item.Registry, item.Name, v.Number), CreatedBy: a.Name}); err != nil {
+		sv, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: v.Digest,
+			Message: fmt.Sprintf("updated to %s/%s version %d", item.Registry, item.Name, v.Number), CreatedBy: a.Name})
+		if err != nil {
 			return err
+		}
+		// An update to the pin the skill already has, with its files and
+		// description, changes nothing. It is decided after the version
+		// is written, which locks the skill (see newVersion).
+		cur, err := q.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: sk.ID})
+		if err != nil {
+			return err
+		}
+		same, err := sameAsBefore(ctx, q, a.WorkspaceID, sv, v.Digest)
+		if err != nil {
+			return err
+		}
+		if same && !cur.Forked && cur.CatalogVersion == v.Number && cur.Description == v.Description {
+			return errUnchanged
 		}
 		// The skill read back here is the one this update made; after the
 		// transaction a concurrent edit could already have moved it on.
 		forked, number, desc := false, v.Number, v.Description
-		var err error
 		if out, err = q.SkillUpdate(ctx, &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, CatalogVersion: &number,
 			Forked: &forked, Description: &desc, UpdatedBy: a.Name}); err != nil {
 			return err
@@ -153,9 +168,24 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 		_, err = q.InstallUpdate(ctx, &store.InstallUpdateParams{WorkspaceID: a.WorkspaceID, ItemID: item.ID, Version: v.Number})
 		return err
 	})
+	if errors.Is(err, errUnchanged) {
+		return s.unchanged(ctx, a, sk.ID, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.event(ctx, a, a.WorkspaceID, "skill.updated_from_catalog", sk.ID)
 	return view(out, nil), nil
+}
+
+// itemVersion returns version n of a catalog item, the latest for 0. A
+// missing one is named by the item's registry and name, with how many
+// versions it has.
+func (s *Service) itemVersion(ctx context.Context, item *skilld.CatalogItem, n int) (*skilld.CatalogItemVersion, error) {
+	v, err := s.db.CatalogItemVersionGet(ctx, &store.CatalogItemVersionGetParams{ItemID: item.ID, Number: n})
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND && n != 0 {
+		return nil, &skilld.Error{Code: skilld.ENOTFOUND, Err: err,
+			Message: fmt.Sprintf("version %d of catalog item %q not found (it has %s)", n, item.Registry+"/"+item.Name, versionCount(item.LatestVersion))}
+	}
+	return v, err
 }

@@ -19,11 +19,15 @@ type SkillView struct {
 	// Existing says that nothing was created: the item was already
 	// installed and this is that skill (the API answers 200, not 201).
 	Existing bool `json:"existing,omitempty"`
+	// Unchanged says that a change (an edit, a restore, an update) would
+	// have changed nothing, so no version was made: this is the skill at
+	// its current version.
+	Unchanged bool `json:"unchanged,omitempty"`
 }
 
 // AlreadyExisted reports whether an operation that creates returned
 // something that was there before it.
-func (v *SkillView) AlreadyExisted() bool { return v.Existing }
+func (v *SkillView) AlreadyExisted() bool { return v.Existing || v.Unchanged }
 
 func view(s *skilld.Skill, warnings []skilld.Detail) *SkillView {
 	return &SkillView{Skill: s, UpdateAvailable: s.UpdateAvailable(), Warnings: warnings}

@@ -142,14 +142,55 @@ type source struct {
 	catalogVersion int
 }
 
+// origin is what a package was sent as, for the messages about its shape.
+type origin int
+
+const (
+	fromFiles   origin = iota // inline files
+	fromArchive               // an uploaded archive
+	fromFolder                // a folder on the server
+)
+
+func originOf(t skilld.SourceType) origin {
+	switch t {
+	case skilld.SourceZip:
+		return fromArchive
+	case skilld.SourcePath, skilld.SourceGitHub:
+		return fromFolder
+	}
+	return fromFiles
+}
+
+// noSkillAtRoot explains a package without a root SKILL.md. One that holds
+// skills in its folders (a repository's skills/ zipped whole, a folder of
+// skills sent inline) is named as such, with the skills it holds, since
+// "no SKILL.md" would send its author looking for a file that is there.
+func noSkillAtRoot(pkg *pack.Package, from origin) error {
+	dirs := pkg.SkillDirs()
+	if len(dirs) == 0 {
+		return invalidField("files", "the skill has no SKILL.md at its root")
+	}
+	what, each, one := "the files hold", "send them one by one: the files of each skill's folder", "send the files of that folder instead"
+	switch from {
+	case fromArchive:
+		what, each, one = "the archive holds", "upload them one by one: an archive of each skill's folder", "upload an archive of that folder instead"
+	case fromFolder:
+		what, each, one = "the folder holds", "import them one by one: the path of each skill's folder", "import that folder instead"
+	}
+	if len(dirs) == 1 {
+		return invalidField("files", "%s %s, not at its root; %s", what, pack.DescribeSkills(dirs), one)
+	}
+	return invalidField("files", "%s %s, not one at its root; %s", what, pack.DescribeSkills(dirs), each)
+}
+
 // checkSkill validates a package as a skill: a root SKILL.md that passes
 // the specification (dir, when set, is the folder name it must match), with
 // the overrides applied and checked. It returns the name and description
 // to store and the validator's warnings.
-func checkSkill(pkg *pack.Package, dir string, o SkillOptions) (name, desc string, warnings []skilld.Detail, err error) {
+func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin) (name, desc string, warnings []skilld.Detail, err error) {
 	file := skillmd.Filename(func(n string) bool { _, ok := pkg.File(n); return ok })
 	if file == "" {
-		return "", "", nil, invalidField("files", "the skill has no SKILL.md at its root")
+		return "", "", nil, noSkillAtRoot(pkg, from)
 	}
 	f, _ := pkg.File(file)
 	opts := skillmd.Options{Lenient: o.Lenient, Dir: dir}
@@ -198,7 +239,7 @@ func dropOverridden(errs []skilld.Detail, o SkillOptions) []skilld.Detail {
 // createFromPackage validates and stores a new skill with its first
 // version, all or nothing.
 func (s *Service) createFromPackage(ctx context.Context, a Actor, pkg *pack.Package, dir string, o SkillOptions, src source) (*SkillView, error) {
-	name, desc, warnings, err := checkSkill(pkg, dir, o)
+	name, desc, warnings, err := checkSkill(pkg, dir, o, originOf(src.typ))
 	if err != nil {
 		return nil, err
 	}

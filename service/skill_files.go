@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -18,11 +19,32 @@ func (s *Service) versionDigest(ctx context.Context, sk *skilld.Skill, n int) (s
 	if n == 0 {
 		return sk.Digest, sk.Version, nil
 	}
-	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: sk.WorkspaceID, SkillID: sk.ID, Number: n})
+	v, err := s.version(ctx, sk, n)
 	if err != nil {
 		return "", 0, err
 	}
 	return v.Digest, n, nil
+}
+
+// version returns version n of a skill. A missing one is named by the
+// skill's name and says how many there are: the store knows only the ID,
+// which tells the caller nothing.
+func (s *Service) version(ctx context.Context, sk *skilld.Skill, n int) (*skilld.SkillVersion, error) {
+	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: sk.WorkspaceID, SkillID: sk.ID, Number: n})
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+		return nil, &skilld.Error{Code: skilld.ENOTFOUND, Err: err,
+			Message: fmt.Sprintf("version %d of skill %q not found (it has %s)", n, sk.Name, versionCount(sk.Version))}
+	}
+	return v, err
+}
+
+// versionCount says "1 version" or "N versions". Versions are never
+// deleted, so a skill's current number is also how many it has.
+func versionCount(n int) string {
+	if n == 1 {
+		return "1 version"
+	}
+	return fmt.Sprintf("%d versions", n)
 }
 
 type GetSkillContentParams struct {
@@ -115,7 +137,7 @@ type SkillFile struct {
 
 // GetSkillFile opens one file of a version (viewers and up).
 func (s *Service) GetSkillFile(ctx context.Context, a Actor, p GetSkillFileParams) (*SkillFile, error) {
-	list, err := s.ListSkillFiles(ctx, a, ListSkillFilesParams{SkillRef: p.SkillRef, Version: p.Version})
+	sk, list, err := s.versionFiles(ctx, a, p.ID, p.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +150,7 @@ func (s *Service) GetSkillFile(ctx context.Context, a Actor, p GetSkillFileParam
 			return &SkillFile{PackageFile: f, Body: io.NopCloser(bytes.NewReader(data))}, nil
 		}
 	}
-	return nil, skilld.Errorf(skilld.ENOTFOUND, "file %q not found in version %d of skill %q", p.Path, list.Version, p.ID)
+	return nil, skilld.Errorf(skilld.ENOTFOUND, "file %q not found in version %d of skill %q", p.Path, list.Version, sk.Name)
 }
 
 type ReplaceSkillFilesParams struct {
@@ -145,54 +167,168 @@ type ReplaceSkillFilesParams struct {
 // ReplaceSkillFiles replaces a skill's files, making a new version (members
 // and up). The name and description follow the new SKILL.md unless
 // overridden. Editing a skill installed from the catalog forks it: the new
-// version is the workspace's own and catalog updates no longer apply.
+// version is the workspace's own and catalog updates no longer apply. An
+// edit that changes nothing (the current files, name and description)
+// makes no version and answers the current one, marked Unchanged.
 func (s *Service) ReplaceSkillFiles(ctx context.Context, a Actor, p ReplaceSkillFilesParams) (*SkillView, error) {
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
-	if p.ExpectedVersion != nil && *p.ExpectedVersion < 1 {
-		return nil, invalidField("expected_version", "expected_version must be a version number, 1 or more, not %d (leave it out to skip the check)", *p.ExpectedVersion)
+	if err := checkExpected(p.ExpectedVersion); err != nil {
+		return nil, err
 	}
 	pkg, err := inlinePackage(p.Files)
 	if err != nil {
 		return nil, err
 	}
-	return s.newVersion(ctx, a, p.ID, pkg, p.SkillOptions, p.ExpectedVersion, p.Message)
+	sk, err := s.skill(ctx, a, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	name, desc, warnings, err := checkSkill(pkg, "", p.SkillOptions, fromFiles)
+	if err != nil {
+		return nil, err
+	}
+	return s.newVersion(ctx, a, sk, change{pkg: pkg, name: name, desc: desc, warnings: warnings, expected: p.ExpectedVersion, message: p.Message})
 }
 
-// newVersion validates pkg and makes it the skill's next version.
-func (s *Service) newVersion(ctx context.Context, a Actor, ref string, pkg *pack.Package, o SkillOptions, expected *int, message string) (*SkillView, error) {
-	sk, err := s.skill(ctx, a, ref)
+func checkExpected(expected *int) error {
+	if expected != nil && *expected < 1 {
+		return invalidField("expected_version", "expected_version must be a version number, 1 or more, not %d (leave it out to skip the check)", *expected)
+	}
+	return nil
+}
+
+type ReplaceSkillFilesFromArchiveParams struct {
+	SkillRef
+	Archive         []byte `json:"archive" jsonschema:"a zip, tar or tar.gz archive of the skill folder (base64 in JSON); its SKILL.md must name this skill"`
+	ExpectedVersion *int   `json:"expected_version,omitempty" jsonschema:"the version this edit is based on (1 or more); a conflict is returned when the skill moved on"`
+	Message         string `json:"message,omitempty" jsonschema:"what changed, kept with the version"`
+	SkillOptions
+}
+
+// ReplaceSkillFilesFromArchive replaces a skill's files with an uploaded
+// zip, tar or tar.gz archive (members and up), within the upload limits,
+// making a new version: the way to edit a skill with binary files. The
+// archive is read and checked as an upload that creates a skill is (an
+// archive of one folder is the folder's content, whose name strict
+// validation compares with the skill's), and its skill must be this one:
+// a SKILL.md naming another skill is refused unless name says which name to
+// keep, so that an archive sent to the wrong skill cannot replace it. As
+// with inline edits, an archive of the current files changes nothing.
+func (s *Service) ReplaceSkillFilesFromArchive(ctx context.Context, a Actor, p ReplaceSkillFilesFromArchiveParams) (*SkillView, error) {
+	if err := a.can(skilld.RoleMember); err != nil {
+		return nil, err
+	}
+	if err := checkExpected(p.ExpectedVersion); err != nil {
+		return nil, err
+	}
+	sk, err := s.skill(ctx, a, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	name, desc, warnings, err := checkSkill(pkg, "", o)
+	pkg, err := readArchive(ctx, p.Archive)
 	if err != nil {
 		return nil, err
 	}
+	name, desc, warnings, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive)
+	if err != nil {
+		return nil, err
+	}
+	if p.Name == "" && name != sk.Name {
+		return nil, invalidField("name", "the archive holds the skill %q, not %q: upload it to that skill or as a new one, "+
+			"or pass name to make it a version of %q anyway (name=%s keeps this skill's name, name=%s renames it)",
+			name, sk.Name, sk.Name, sk.Name, name)
+	}
+	return s.newVersion(ctx, a, sk, change{pkg: pkg, name: name, desc: desc, warnings: warnings, expected: p.ExpectedVersion, message: p.Message})
+}
+
+// change is a version to make: its package and the name and description
+// it gives the skill.
+type change struct {
+	pkg        *pack.Package
+	name, desc string
+	warnings   []skilld.Detail
+	expected   *int
+	message    string
+}
+
+// errUnchanged rolls back the transaction of a change that turned out to
+// change nothing.
+var errUnchanged = errors.New("nothing changed")
+
+// newVersion makes c the skill's next version, unless it would change
+// nothing: then no version, event or row is written, and the current
+// version is answered marked Unchanged.
+func (s *Service) newVersion(ctx context.Context, a Actor, sk *skilld.Skill, c change) (*SkillView, error) {
 	var out *skilld.Skill
-	err = s.packages.Put(ctx, pkg, func(q store.Querier) error {
-		if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{
-			WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: pkg.Digest(), Message: message, CreatedBy: a.Name, ExpectedVersion: expected,
-		}); err != nil {
+	// The package is stored even when nothing changes: storing it again
+	// puts back any of its files whose stored copy is damaged or lost, the
+	// repair the integrity errors tell people to make.
+	err := s.packages.Put(ctx, c.pkg, func(q store.Querier) error {
+		v, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{
+			WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: c.pkg.Digest(), Message: c.message, CreatedBy: a.Name, ExpectedVersion: c.expected,
+		})
+		if err != nil {
 			return err
 		}
-		up := &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, Name: &name, Description: &desc, UpdatedBy: a.Name}
+		// The comparison comes after the version is written: writing it
+		// locks the skill, so what is read now is the state this edit
+		// replaces, whatever concurrent edits committed first. Two
+		// identical edits at once thus make one version, not two.
+		cur, err := q.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: sk.ID})
+		if err != nil {
+			return err
+		}
+		same, err := sameAsBefore(ctx, q, a.WorkspaceID, v, c.pkg.Digest())
+		if err != nil {
+			return err
+		}
+		if same && cur.Name == c.name && cur.Description == c.desc {
+			return errUnchanged
+		}
+		up := &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, Name: &c.name, Description: &c.desc, UpdatedBy: a.Name}
 		if sk.CatalogItemID != "" {
 			forked := true
 			up.Forked = &forked
 		}
 		// Read back inside the transaction: after it, a concurrent edit
 		// could already have moved the skill on.
-		var err error
 		out, err = q.SkillUpdate(ctx, up)
 		return err
 	})
+	if errors.Is(err, errUnchanged) {
+		return s.unchanged(ctx, a, sk.ID, c.warnings)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s.event(ctx, a, a.WorkspaceID, "skill.version.created", sk.ID)
-	return view(out, warnings), nil
+	return view(out, c.warnings), nil
+}
+
+// sameAsBefore reports whether the version before v, just written, has
+// the same package.
+func sameAsBefore(ctx context.Context, q store.Querier, ws string, v *skilld.SkillVersion, digest string) (bool, error) {
+	if v.Number <= 1 {
+		return false, nil
+	}
+	prev, err := q.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: ws, SkillID: v.SkillID, Number: v.Number - 1})
+	if err != nil {
+		return false, err
+	}
+	return prev.Digest == digest, nil
+}
+
+// unchanged answers a change that changed nothing: the skill as it is.
+func (s *Service) unchanged(ctx context.Context, a Actor, id string, warnings []skilld.Detail) (*SkillView, error) {
+	sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: id})
+	if err != nil {
+		return nil, err
+	}
+	v := view(sk, warnings)
+	v.Unchanged = true
+	return v, nil
 }
 
 type ListSkillVersionsParams struct {
@@ -279,7 +415,11 @@ func (s *Service) RestoreSkillVersion(ctx context.Context, a Actor, p RestoreSki
 	}
 	// The restored SKILL.md is checked leniently: it was valid when it was
 	// stored, and a stricter validator since must not make it unrestorable.
-	return s.newVersion(ctx, a, sk.ID, pkg, SkillOptions{Lenient: true}, nil, fmt.Sprintf("restored version %d", p.Number))
+	name, desc, warnings, err := checkSkill(pkg, "", SkillOptions{Lenient: true}, fromFiles)
+	if err != nil {
+		return nil, err
+	}
+	return s.newVersion(ctx, a, sk, change{pkg: pkg, name: name, desc: desc, warnings: warnings, message: fmt.Sprintf("restored version %d", p.Number)})
 }
 
 // skillVersion finds a skill of the actor's workspace and its version n.
@@ -288,7 +428,7 @@ func (s *Service) skillVersion(ctx context.Context, a Actor, ref string, n int) 
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := s.db.SkillVersionGet(ctx, &store.SkillVersionGetParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Number: n})
+	v, err := s.version(ctx, sk, n)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -92,12 +92,19 @@ func runCatalogPublish(ctx context.Context, e *env, args []string) int {
 	}
 	defer done()
 	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[1], humanSize(size))
-	item, err := c.client().Publish(ctx, c.args[0], archive, size, o)
+	cl, err := c.client(ctx, "catalog.items.publish")
+	var item *service.PublishedItem
+	if err == nil {
+		item, err = cl.Publish(ctx, c.args[0], archive, size, o)
+	}
 	if err != nil {
 		return c.fail(err)
 	}
 	return c.output(item, func(w io.Writer) {
 		row(w, "ITEM", "VERSION", "DIGEST", "ID")
 		row(w, item.Registry+"/"+item.Name, item.Version, shortDigest(item.Digest), item.ID)
+		if item.Unchanged {
+			fmt.Fprintf(w, "\nunchanged: version %d already holds these files; no version was made\n", item.Version)
+		}
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -118,15 +119,35 @@ func clientFlow(t *testing.T, s *apiServer) {
 	if u := s.okJSON(t, wsAdmin, "team-b", "skills", "update", "lint"); u["catalog_version"] != 2.0 {
 		t.Errorf("skills update: %v", u)
 	}
+	// An install edited here is updated only with --reset, and the
+	// refusal says so in the CLI's words.
+	writeFiles(t, lint, map[string]string{"SKILL.md": skillText("lint", "Lint code, ours.")})
+	s.ok(t, member, "team-b", "skills", "edit", "lint", lint)
+	writeFiles(t, lint, map[string]string{"SKILL.md": skillText("lint", "Lint code, v3.")})
+	s.ok(t, admin, "team-b", "catalog", "publish", "acme", lint)
+	if code, _, errOut := s.cli(t, wsAdmin, "team-b", "skills", "update", "lint"); code != exitFailure || !strings.Contains(errOut, "--reset") {
+		t.Errorf("update of an edited install: exit %d %s", code, errOut)
+	}
 
-	// agents.
-	ag := s.okJSON(t, member, "team-b", "agents", "create", "reviewer", "--instruction", "Review.", "--item", "acme/lint", "--skill", id+"@1")
-	if len(ag["skills"].([]any)) != 2 {
+	// agents: every context setting is a flag; get names the skills;
+	// update changes only what its flags name.
+	ag := s.okJSON(t, member, "team-b", "agents", "create", "reviewer", "--instruction", "Review.", "--item", "acme/lint", "--skill", id+"@1",
+		"--context-window", "64000", "--placement", "context", "--max-loaded", "2", "--entry-share", "0.2", "--skills-share", "0.5", "--compaction", "off")
+	want := map[string]any{"window": 64000.0, "placement": "context", "max_loaded": 2.0, "entry_share": 0.2, "skills_share": 0.5, "compaction": false}
+	if len(ag["skills"].([]any)) != 2 || !reflect.DeepEqual(ag["config"].(map[string]any)["context"], want) {
 		t.Errorf("agents create: %v", ag)
 	}
-	if u := s.okJSON(t, member, "team-b", "agents", "update", "reviewer", "--model", "m2"); u["config"].(map[string]any)["model"] != "m2" ||
-		u["config"].(map[string]any)["instruction"] != "Review." {
+	if out := s.ok(t, viewer, "team-b", "agents", "get", "reviewer"); !strings.Contains(out, "skill        lint (current version, ") ||
+		!strings.Contains(out, "skill        pdf-tools (version 1, "+id+")") || !strings.Contains(out, "context      window 64000, placement context") {
+		t.Errorf("agents get does not name the skills:\n%s", out)
+	}
+	u := s.okJSON(t, member, "team-b", "agents", "update", "reviewer", "--model", "m2", "--max-messages", "10")
+	want["max_messages"] = 10.0
+	if cfg := u["config"].(map[string]any); cfg["model"] != "m2" || cfg["instruction"] != "Review." || !reflect.DeepEqual(cfg["context"], want) {
 		t.Errorf("agents update: %v", u)
+	}
+	if code, _, errOut := s.cli(t, member, "team-b", "agents", "create", "odd", "--entry-share", "2"); code != exitUsage || !strings.Contains(errOut, "--entry-share 2") {
+		t.Errorf("a share over 1: exit %d %s", code, errOut)
 	}
 	if out := s.ok(t, viewer, "team-b", "agents", "list"); !strings.Contains(out, "reviewer") {
 		t.Errorf("agents list: %s", out)
@@ -207,5 +228,32 @@ func TestClientUsage(t *testing.T) {
 	code, _, errOut := runCLI(t, "skills", "list", "--server", "http://127.0.0.1:1", "--token", "x")
 	if code != exitFailure || !strings.HasPrefix(errOut, "skilld: unavailable: cannot reach") {
 		t.Errorf("unreachable server: exit %d %s", code, errOut)
+	}
+}
+
+// TestClientDefaultWorkspace: without --workspace or SKILLD_WORKSPACE a
+// token acts in its own workspace, which GET /v1/token names; a workspace
+// given explicitly is still used as given.
+func TestClientDefaultWorkspace(t *testing.T) {
+	t.Setenv("SKILLD_WORKSPACE", "")
+	s := newAPIServer(t, storetest.Drivers(t)[0].Open)
+	s.ok(t, s.admin, "default", "workspaces", "create", "team-c")
+	member := strings.TrimSpace(s.ok(t, s.admin, "team-c", "tokens", "create", "ci", "--role", "member"))
+	mine := func(args ...string) (int, string, string) {
+		return runCLI(t, append(args, "--server", s.url, "--token", member)...)
+	}
+	dir := filepath.Join(t.TempDir(), "notes")
+	writeFiles(t, dir, map[string]string{"SKILL.md": skillText("notes", "Take notes.")})
+	if code, out, errOut := mine("skills", "create", dir); code != exitOK || !strings.Contains(out, "notes") {
+		t.Fatalf("skills create in the token's workspace: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := mine("skills", "list"); code != exitOK || !strings.Contains(out, "notes") {
+		t.Errorf("skills list: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := mine("tokens", "self"); code != exitOK || !strings.Contains(out, "role       member") || !strings.Contains(out, "workspace  team-c (") {
+		t.Errorf("tokens self: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := mine("skills", "list", "--workspace", "default"); code != exitFailure || !strings.HasPrefix(errOut, "skilld: not_found: ") {
+		t.Errorf("another workspace, given: exit %d %s", code, errOut)
 	}
 }

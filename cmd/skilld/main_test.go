@@ -118,9 +118,13 @@ func TestValidateVerdicts(t *testing.T) {
 	if r := decodeValidations(t, out); code != exitOK || !r[0].Valid || len(r[0].Warnings) != 1 {
 		t.Errorf("extra-key lenient: exit %d %+v", code, r)
 	}
-	code, out, _ = runCLI(t, "validate", filepath.Join(root, "no-skill"), filepath.Join(root, "missing"))
-	if code != exitFailure || !strings.Contains(out, "no skills found") || !strings.Contains(out, "Path does not exist") {
-		t.Errorf("missing paths: exit %d\n%s", code, out)
+	code, out, _ = runCLI(t, "validate", filepath.Join(root, "no-skill"))
+	if code != exitFailure || !strings.Contains(out, "no skills found") {
+		t.Errorf("a folder without skills: exit %d\n%s", code, out)
+	}
+	code, _, errOut := runCLI(t, "validate", filepath.Join(root, "missing"))
+	if code != exitUsage || !strings.Contains(errOut, filepath.Join(root, "missing")+" does not exist") {
+		t.Errorf("a missing path: exit %d\n%s", code, errOut)
 	}
 	code, out, _ = runCLI(t, "validate", filepath.Join(root, "good", "SKILL.md"), "--json")
 	if r := decodeValidations(t, out); code != exitOK || r[0].Name != "good" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 )
 
 func runPack(ctx context.Context, e *env, args []string) int {
@@ -19,13 +20,28 @@ func runPack(ctx context.Context, e *env, args []string) int {
 		return usageErrorf(fs, "want exactly one PATH, got %d", len(paths))
 	}
 	src := resolveSources(ctx, paths[0])
+	if s, ok := missingPath(src); ok {
+		return usageErrorf(fs, "%s does not exist", s.path)
+	}
 	if len(src) != 1 {
-		fmt.Fprintf(e.stderr, "skilld pack: %s holds %d skills; name one of them\n", paths[0], len(src))
+		dirs := make([]string, len(src))
+		for i, s := range src {
+			dirs[i] = s.dir
+		}
+		fmt.Fprintf(e.stderr, "skilld pack: %s\n", severalSkills(paths[0], dirs,
+			fmt.Sprintf("name one of them (skilld pack %s)", filepath.Join(paths[0], filepath.FromSlash(dirs[0])))))
 		return exitFailure
 	}
 	p, _, err := src[0].load(ctx)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld pack: %s: %s\n", src[0].path, errorText(err))
+		return exitFailure
+	}
+	// An archive of several skills is no skill's package: say so, as
+	// for the folder they came from, rather than print a digest nothing
+	// will ever have.
+	if dirs := p.SkillDirs(); src[0].archive && len(dirs) > 1 {
+		fmt.Fprintf(e.stderr, "skilld pack: %s\n", severalSkills(paths[0], dirs, "pack them one by one, from their folders"))
 		return exitFailure
 	}
 	if !*asJSON {

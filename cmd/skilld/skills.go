@@ -2,14 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/service"
 )
 
 // skills is the "skilld skills" command group; the commands that send
-// files are in skills_write.go, the ones that read files in skills_files.go.
+// files are in skills_write.go (and edit below), the ones that read files
+// in skills_files.go.
 func skillsCommands() []command {
 	return []command{
 		{"list", "list the workspace's skills", runSkillsList},
@@ -18,7 +25,7 @@ func skillsCommands() []command {
 		{"upload", "create a skill from an archive or a folder (any files)", runSkillsUpload},
 		{"import", "import skills from a GitHub repository", runSkillsImport},
 		{"install", "install a catalog item (registry/name)", runSkillsInstall},
-		{"edit", "replace a skill's files, making a new version", runSkillsEdit},
+		{"edit", "replace a skill's files with a folder, files or an archive, making a new version", runSkillsEditAny},
 		{"versions", "list a skill's versions", runSkillsVersions},
 		{"restore", "make an old version current again", runSkillsRestore},
 		{"delete", "delete a skill and its versions", runSkillsDelete},
@@ -98,7 +105,109 @@ func (c *apiCmd) printSkill(sk *service.SkillView) int {
 		for _, warn := range sk.Warnings {
 			row(w, "warning", warn.Field+": "+warn.Message)
 		}
+		if sk.Unchanged {
+			row(w, "unchanged", fmt.Sprintf("yes: the same as version %d, so no version was made", sk.Version))
+		}
 	})
+}
+
+// runSkillsEditAny is "skills edit": inline text files when they can be
+// (a folder of text files, or files named one by one), and an archive
+// otherwise: an archive file as is, or a folder with binary files (or too
+// big to send inline) zipped on the way. A skill holding binary files can
+// thus get new versions like any other.
+func runSkillsEditAny(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "skills edit", "ID DIR | ID ARCHIVE | ID FILE... [--message TEXT] [--expected-version N]\n\n"+
+		"Replaces every file of the skill, making a new version, with:\n"+
+		"  DIR      a skill folder: its files (binary ones included)\n"+
+		"  ARCHIVE  a .zip, .skill, .tar, .tar.gz or .tgz archive of the skill\n"+
+		"  FILE...  text files, under their paths relative to the current folder\n"+
+		"An archive, or a folder with binary files, must hold this skill: its SKILL.md\n"+
+		"names it (or pass --name with the name to keep). Files the same as the\n"+
+		"current version's make no version. Editing an installed catalog skill forks it.")
+	var o service.SkillOptions
+	optionFlags(c, &o)
+	var message string
+	c.fs.StringVar(&message, "message", "", "what changed, kept with the version")
+	expected := c.fs.Int("expected-version", 0, "fail with a conflict unless the skill is still at version N")
+	if code, ok := c.parse(args, 2, -1); !ok {
+		return code
+	}
+	var expectedVersion *int
+	if given(c.fs)("expected-version") {
+		expectedVersion = expected
+	}
+	id, paths := c.args[0], c.args[1:]
+	var sk service.SkillView
+	if len(paths) == 1 && isArchiveName(paths[0]) {
+		data, err := os.ReadFile(paths[0])
+		if err != nil {
+			return c.localError(err)
+		}
+		return c.editFromArchive(ctx, id, data, o, message, expectedVersion)
+	}
+	files, err := readTextFiles(ctx, paths)
+	if dir, ok := sendAsArchive(paths, err); ok {
+		// Without a top folder: the folder's name is not compared with
+		// the skill's, as for the inline edit of the same folder.
+		pkg, _, err := readLocalDir(ctx, dir, pack.ArchiveLimits())
+		if err != nil {
+			return c.localError(err)
+		}
+		data, err := zipPackage(pkg, "")
+		if err != nil {
+			return c.localError(err)
+		}
+		return c.editFromArchive(ctx, id, data, o, message, expectedVersion)
+	}
+	if be := (*binaryFileError)(nil); errors.As(err, &be) {
+		return usageErrorf(c.fs, "%s is not UTF-8 text: files named one by one are sent as text; give the skill's folder, or an archive of it, instead", be.path)
+	}
+	if err != nil {
+		return c.localError(err)
+	}
+	p := service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: id}, Files: files, ExpectedVersion: expectedVersion, Message: message, SkillOptions: o}
+	if !c.call(ctx, "skills.edit_content", p, &sk) {
+		return exitFailure
+	}
+	return c.printSkill(&sk)
+}
+
+// sendAsArchive reports whether an edit of one folder whose inline read
+// failed with err should go as an archive instead: a binary file, or more
+// files, bytes or depth than the inline limits allow (the archive limits
+// are wider). A folder the archive limits refuse too gets their error.
+func sendAsArchive(paths []string, err error) (string, bool) {
+	if err == nil || len(paths) != 1 {
+		return "", false
+	}
+	if info, serr := os.Stat(paths[0]); serr != nil || !info.IsDir() {
+		return "", false
+	}
+	be := (*binaryFileError)(nil)
+	return paths[0], errors.As(err, &be) || skilld.ErrorCode(err) == skilld.ETOOLARGE || errors.Is(err, pack.ErrUnsafePath)
+}
+
+// isArchiveName reports whether a file is named as an archive, as 'skills
+// upload' documents them.
+func isArchiveName(p string) bool {
+	name := strings.ToLower(filepath.Base(p))
+	for _, ext := range []string{".zip", ".skill", ".tar", ".tar.gz", ".tgz"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *apiCmd) editFromArchive(ctx context.Context, id string, archive []byte, o service.SkillOptions, message string, expected *int) int {
+	fmt.Fprintf(c.e.stderr, "uploading a new version of %s (%s)…\n", id, humanSize(int64(len(archive))))
+	p := service.ReplaceSkillFilesFromArchiveParams{SkillRef: service.SkillRef{ID: id}, Archive: archive, ExpectedVersion: expected, Message: message, SkillOptions: o}
+	var sk service.SkillView
+	if !c.call(ctx, "skills.edit_from_archive", p, &sk) {
+		return exitFailure
+	}
+	return c.printSkill(&sk)
 }
 
 func runSkillsDelete(ctx context.Context, e *env, args []string) int {

@@ -37,32 +37,6 @@ func runSkillsCreate(ctx context.Context, e *env, args []string) int {
 	return c.printSkill(&sk)
 }
 
-func runSkillsEdit(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "skills edit", "ID DIR | ID FILE... [--message TEXT] [--expected-version N]\n\n"+
-		"Replaces every file of the skill with the folder's text files (or the files\n"+
-		"given), making a new version. Editing an installed catalog skill forks it.")
-	var p service.ReplaceSkillFilesParams
-	optionFlags(c, &p.SkillOptions)
-	c.fs.StringVar(&p.Message, "message", "", "what changed, kept with the version")
-	expected := c.fs.Int("expected-version", 0, "fail with a conflict unless the skill is still at version N")
-	if code, ok := c.parse(args, 2, -1); !ok {
-		return code
-	}
-	if given(c.fs)("expected-version") {
-		p.ExpectedVersion = expected
-	}
-	files, err := readTextFiles(ctx, c.args[1:])
-	if err != nil {
-		return c.localError(err)
-	}
-	p.ID, p.Files = c.args[0], files
-	var sk service.SkillView
-	if !c.call(ctx, "skills.edit_content", p, &sk) {
-		return exitFailure
-	}
-	return c.printSkill(&sk)
-}
-
 func runSkillsUpload(ctx context.Context, e *env, args []string) int {
 	c := newAPICmd(e, "skills upload", "PATH [--name NAME] [--description TEXT] [--lenient]\n\n"+
 		"PATH is a .zip, .skill, .tar, .tar.gz or .tgz archive, or a skill folder\n"+
@@ -78,7 +52,11 @@ func runSkillsUpload(ctx context.Context, e *env, args []string) int {
 	}
 	defer done()
 	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[0], humanSize(size))
-	sk, err := c.client().Upload(ctx, archive, size, o)
+	cl, err := c.client(ctx, "skills.create_from_archive")
+	var sk *service.SkillView
+	if err == nil {
+		sk, err = cl.Upload(ctx, archive, size, o)
+	}
 	if err != nil {
 		return c.fail(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,10 +18,14 @@ import (
 
 // source is one skill on disk named on the command line: a skill directory
 // or an archive file. err is set when the argument could not be resolved
-// (it does not exist, or a folder holds no skills).
+// (it does not exist, or a folder holds no skills); missing says it does
+// not exist, which commands report as a usage error. dir is the skill's
+// folder relative to the argument ("." for the argument itself).
 type source struct {
 	path    string
+	dir     string
 	archive bool
+	missing bool
 	err     error
 }
 
@@ -30,30 +35,48 @@ type source struct {
 func resolveSources(ctx context.Context, arg string) []source {
 	info, err := os.Stat(arg)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		missing := errors.Is(err, fs.ErrNotExist)
+		if missing {
 			err = skilld.Errorf(skilld.ENOTFOUND, "Path does not exist: %s", arg)
 		}
-		return []source{{path: arg, err: err}}
+		return []source{{path: arg, dir: ".", missing: missing, err: err}}
 	}
 	if !info.IsDir() {
 		base := filepath.Base(arg)
 		if strings.EqualFold(base, "SKILL.md") {
-			return []source{{path: filepath.Dir(arg)}}
+			return []source{{path: filepath.Dir(arg), dir: "."}}
 		}
-		return []source{{path: arg, archive: true}}
+		return []source{{path: arg, dir: ".", archive: true}}
 	}
 	dirs, err := skillmd.Discover(ctx, os.DirFS(arg), ".")
 	if err != nil {
-		return []source{{path: arg, err: err}}
+		return []source{{path: arg, dir: ".", err: err}}
 	}
 	if len(dirs) == 0 {
-		return []source{{path: arg, err: skilld.Errorf(skilld.ENOTFOUND, "no skills found under %s (no folder holds a SKILL.md)", arg)}}
+		return []source{{path: arg, dir: ".", err: skilld.Errorf(skilld.ENOTFOUND, "no skills found under %s (no folder holds a SKILL.md)", arg)}}
 	}
 	out := make([]source, len(dirs))
 	for i, d := range dirs {
-		out[i] = source{path: filepath.Join(arg, filepath.FromSlash(d))}
+		out[i] = source{path: filepath.Join(arg, filepath.FromSlash(d)), dir: d}
 	}
 	return out
+}
+
+// missingPath returns the first source that names nothing on disk.
+func missingPath(sources []source) (source, bool) {
+	for _, s := range sources {
+		if s.missing {
+			return s, true
+		}
+	}
+	return source{}, false
+}
+
+// severalSkills describes a folder or archive holding several skills and
+// none at its root, naming them, in the words the server uses for such an
+// upload; fix says what to do instead.
+func severalSkills(arg string, dirs []string, fix string) string {
+	return fmt.Sprintf("%s holds %s, not one at its root; %s", arg, pack.DescribeSkills(dirs), fix)
 }
 
 // load reads the package of a source with the archive-upload limits, and

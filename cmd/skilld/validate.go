@@ -39,10 +39,18 @@ func runValidate(ctx context.Context, e *env, args []string) int {
 	for _, p := range paths {
 		sources = append(sources, resolveSources(ctx, p)...)
 	}
+	// A path that is not there is a mistake on the command line, not a
+	// skill that failed its checks.
+	if s, ok := missingPath(sources); ok {
+		return usageErrorf(fs, "%s does not exist", s.path)
+	}
 	opts := skillmd.Options{Lenient: *lenient}
-	results := forEach(ctx, sources, func(ctx context.Context, s source) validation {
-		return validateSource(ctx, s, opts)
-	})
+	var results []validation
+	for _, rs := range forEach(ctx, sources, func(ctx context.Context, s source) []validation {
+		return validateSources(ctx, s, opts)
+	}) {
+		results = append(results, rs...)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -73,6 +81,47 @@ func validateSource(ctx context.Context, s source, opts skillmd.Options) validat
 		v.Errors = append(v.Errors, skilld.Detail{Field: "package", Message: errorText(err)})
 		return v
 	}
+	return validatePackage(v, p, dir, opts)
+}
+
+// validateSources is validateSource, except that an archive holding
+// several skills and none at its root is validated skill by skill, as a
+// folder holding them is: each as "archive:folder", checked against its
+// folder's name.
+func validateSources(ctx context.Context, s source, opts skillmd.Options) []validation {
+	if s.err != nil || !s.archive {
+		return []validation{validateSource(ctx, s, opts)}
+	}
+	newValidation := func(path string) validation {
+		return validation{Path: path, Errors: []skilld.Detail{}, Warnings: []skilld.Detail{}}
+	}
+	p, dir, err := s.load(ctx)
+	if err != nil {
+		v := newValidation(s.path)
+		v.Errors = append(v.Errors, skilld.Detail{Field: "package", Message: errorText(err)})
+		return []validation{v}
+	}
+	dirs := p.SkillDirs()
+	if len(dirs) == 0 || dirs[0] == "." {
+		return []validation{validatePackage(newValidation(s.path), p, dir, opts)}
+	}
+	out := make([]validation, len(dirs))
+	for i, d := range dirs {
+		v := newValidation(s.path + ":" + d)
+		sub, err := p.Sub(d)
+		if err != nil {
+			v.Errors = append(v.Errors, skilld.Detail{Field: "package", Message: errorText(err)})
+			out[i] = v
+			continue
+		}
+		out[i] = validatePackage(v, sub, sub.TopDir(), opts)
+	}
+	return out
+}
+
+// validatePackage checks a package's SKILL.md into v; dir is the folder
+// name the skill's name must match ("" for none).
+func validatePackage(v validation, p *pack.Package, dir string, opts skillmd.Options) validation {
 	v.Digest = p.Digest()
 	opts.Dir = dir
 	r := checkPackage(p, opts)
