@@ -101,6 +101,7 @@ func Routes() []Route {
 		r(post, ws+"/tokens", "tokens.create", created, json, RoleAdmin),
 		r(get, ws+"/tokens", "tokens.list", ok, none, RoleAdmin),
 		r(del, ws+"/tokens/{id}", "tokens.revoke", noContent, none, RoleAdmin),
+		r(get, "/v1/token", "tokens.self", ok, none, RoleViewer),
 
 		r(get, ws+"/skills", "skills.list", ok, none, RoleViewer),
 		r(post, ws+"/skills", "skills.create", created, json, RoleMember),
@@ -115,6 +116,7 @@ func Routes() []Route {
 		r(get, skill+"/files", "skills.list_files", ok, none, RoleViewer),
 		withReply(r(get, skill+"/files/{path...}", "skills.get_file", ok, none, RoleViewer), ReplyFile),
 		r(put, skill+"/files", "skills.edit_content", ok, json, RoleMember),
+		r(post, skill+"/upload", "skills.edit_from_archive", ok, archive, RoleMember),
 		r(get, skill+"/versions", "skills.versions.list", ok, none, RoleViewer),
 		r(get, skill+"/versions/{n}", "skills.versions.get", ok, none, RoleViewer),
 		r(post, skill+"/versions/{n}/restore", "skills.versions.restore", ok, json, RoleMember),

@@ -60,6 +60,7 @@ func Operations() []Operation {
 		op("tokens.create", "", "Create an API token; its secret is shown once (admins)", (*Service).CreateToken),
 		op("tokens.list", "", "List the workspace's tokens (admins)", (*Service).ListTokens),
 		opNoResult("tokens.revoke", "", "Revoke a token (admins)", (*Service).RevokeToken),
+		op("tokens.self", "", "Describe the caller's own token: its name, role and workspace (any role)", (*Service).Self),
 
 		op("skills.list", "skills_list", "List the workspace's skills, optionally followed by installable catalog items", (*Service).ListSkills),
 		op("skills.get", "skills_get", "Get one skill's metadata", (*Service).GetSkill),
@@ -69,6 +70,7 @@ func Operations() []Operation {
 		op("skills.import_path", "", "Import a skill from a folder on the server (admins, when enabled)", (*Service).ImportPath),
 		op("skills.edit_metadata", "skills_edit_metadata", "Rename a skill or change its description", (*Service).UpdateSkillMetadata),
 		op("skills.edit_content", "skills_edit_content", "Replace a skill's files, making a new version", (*Service).ReplaceSkillFiles),
+		op("skills.edit_from_archive", "", "Replace a skill's files with a zip, tar or tar.gz archive, making a new version", (*Service).ReplaceSkillFilesFromArchive),
 		opNoResult("skills.delete", "skills_delete", "Delete a skill and its versions", (*Service).DeleteSkill),
 		op("skills.list_files", "skills_list_files", "List the files of a skill version", (*Service).ListSkillFiles),
 		op("skills.get_file", "skills_get_file", "Read one file of a skill version", (*Service).GetSkillFile),

@@ -151,7 +151,47 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (Actor, error
 		touched.LastUsedAt = &now
 		s.auth.tokens.update(hash, touched)
 	}
-	return Actor{WorkspaceID: t.WorkspaceID, Role: t.Role, InstanceAdmin: t.InstanceAdmin, Name: "token:" + t.Name, TokenID: t.ID, tokenWorkspace: t.WorkspaceID}, nil
+	return Actor{WorkspaceID: t.WorkspaceID, Role: t.Role, InstanceAdmin: t.InstanceAdmin, Name: tokenActor + t.Name, TokenID: t.ID, tokenWorkspace: t.WorkspaceID}, nil
+}
+
+// tokenActor starts the actor name of a token's holder, "token:ci", as
+// created_by fields and events show it.
+const tokenActor = "token:"
+
+type TokenSelfParams struct{}
+
+// TokenSelf is what a token's holder may know about the token: enough for
+// a client to act in the token's own workspace without being told which.
+type TokenSelf struct {
+	ID            string      `json:"id"`
+	Name          string      `json:"name"`
+	Role          skilld.Role `json:"role"`
+	InstanceAdmin bool        `json:"instance_admin,omitempty"`
+	WorkspaceID   string      `json:"workspace_id"`
+	WorkspaceName string      `json:"workspace_name"`
+}
+
+// Self describes the caller's own token (any role). It reads
+// only what authentication already holds, plus the workspace's name.
+func (s *Service) Self(ctx context.Context, a Actor, _ TokenSelfParams) (*TokenSelf, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	if a.TokenID == "" {
+		return nil, skilld.Errorf(skilld.EUNAUTHORIZED, "this caller does not act for an API token")
+	}
+	// The token's own workspace, also for an instance admin acting in
+	// another one.
+	wsID := a.tokenWorkspace
+	if wsID == "" {
+		wsID = a.WorkspaceID
+	}
+	w, err := s.findWorkspace(ctx, wsID)
+	if err != nil {
+		return nil, err
+	}
+	return &TokenSelf{ID: a.TokenID, Name: strings.TrimPrefix(a.Name, tokenActor), Role: a.Role, InstanceAdmin: a.InstanceAdmin,
+		WorkspaceID: w.ID, WorkspaceName: w.Name}, nil
 }
 
 // BootstrapWorkspace is the workspace made on first start.

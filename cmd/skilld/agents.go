@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -25,7 +26,6 @@ func agentsCommands() []command {
 // agentFlags are the flags create and update share.
 type agentFlags struct {
 	instruction, model, timeout string
-	window                      int
 	context                     contextFlags
 	skills, items, toolsets     stringList
 }
@@ -33,7 +33,6 @@ type agentFlags struct {
 func (f *agentFlags) register(c *apiCmd) {
 	c.fs.StringVar(&f.instruction, "instruction", "", "the agent's instruction")
 	c.fs.StringVar(&f.model, "model", "", "the model the agent uses")
-	c.fs.IntVar(&f.window, "context-window", 0, "the model's context window in tokens (needed unless the model is in the known table)")
 	c.fs.StringVar(&f.timeout, "timeout", "", "how long one task may run, such as 30m (default: the server's --task-timeout)")
 	f.context.register(c.fs)
 	c.fs.Var(&f.skills, "skill", "attach a workspace skill, as ID or ID@VERSION to pin it; repeatable")
@@ -69,8 +68,11 @@ func (f *agentFlags) refs(c *apiCmd) ([]service.AgentSkillRef, bool) {
 }
 
 func runAgentsCreate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--context-window N] [--timeout D] [--placement P] [--max-loaded N]\n"+
-		"    [--max-messages N] [--compaction on|off] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]... [--toolset skills]")
+	c := newAPICmd(e, "agents create", "NAME [--instruction TEXT] [--model MODEL] [--timeout D] [context flags] [--skill ID[@N]]...\n"+
+		"    [--item REGISTRY/NAME[@N]]... [--toolset skills]\n\n"+
+		"Context flags: --context-window N, --placement transcript|context, --max-loaded N,\n"+
+		"--max-messages N, --entry-share F, --skills-share F, --compaction on|off (the agent's\n"+
+		"config.context; see docs/RUNTIME.md).")
 	var f agentFlags
 	f.register(c)
 	if code, ok := c.parse(args, 1, 1); !ok {
@@ -83,20 +85,22 @@ func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 	if err := f.context.check(); err != nil {
 		return usageErrorf(c.fs, "%s", errorText(err))
 	}
-	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Timeout: f.timeout, Context: skilld.ContextSettings{Window: f.window}, Toolsets: f.toolsets}, Skills: refs}
+	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Timeout: f.timeout, Toolsets: f.toolsets}, Skills: refs}
 	f.context.apply(given(c.fs), &p.Config.Context)
 	var ag skilld.Agent
 	if !c.call(ctx, "agents.create", p, &ag) {
 		return exitFailure
 	}
-	return c.printAgent(&ag)
+	return c.printAgent(ctx, &ag)
 }
 
 // runAgentsUpdate changes what the flags name: the instruction and model
 // are edited into the agent's current config (the API replaces the config
 // as a whole), and --skill/--item replace the attached skills.
 func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "agents update", "ID [--name NAME] [--instruction TEXT] [--model MODEL] [--timeout D] [--skill ID[@N]]... [--item REGISTRY/NAME[@N]]... [--toolset T]...")
+	c := newAPICmd(e, "agents update", "ID [--name NAME] [--instruction TEXT] [--model MODEL] [--timeout D] [context flags] [--skill ID[@N]]...\n"+
+		"    [--item REGISTRY/NAME[@N]]... [--toolset T]...\n\n"+
+		"Changes only what the flags name; the context flags are those of agents create.")
 	var f agentFlags
 	f.register(c)
 	name := c.fs.String("name", "", "new name")
@@ -115,29 +119,27 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 	if set("name") {
 		p.Name = name
 	}
-	if set("instruction") || set("model") || set("timeout") || set("context-window") || set("placement") || set("max-loaded") || set("max-messages") || set("compaction") || set("toolset") {
-		var cur skilld.Agent
-		if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: p.AgentRef}, &cur) {
-			return exitFailure
+	// The config travels as a merge patch of exactly the flags given:
+	// everything else stays as it is on the server, even when another
+	// update changes it meanwhile.
+	patch := map[string]any{}
+	for _, m := range []struct {
+		flag, member string
+		value        any
+	}{{"instruction", "instruction", f.instruction}, {"model", "model", f.model}, {"timeout", "timeout", f.timeout}, {"toolset", "toolsets", f.toolsets}} {
+		if set(m.flag) {
+			patch[m.member] = m.value
 		}
-		cfg := cur.Config
-		if set("instruction") {
-			cfg.Instruction = f.instruction
+	}
+	if cp := f.context.patch(set); len(cp) > 0 {
+		patch["context"] = cp
+	}
+	if len(patch) > 0 {
+		b, err := json.Marshal(patch)
+		if err != nil {
+			return c.fail(err)
 		}
-		if set("model") {
-			cfg.Model = f.model
-		}
-		if set("timeout") {
-			cfg.Timeout = f.timeout
-		}
-		if set("context-window") {
-			cfg.Context.Window = f.window
-		}
-		if set("toolset") {
-			cfg.Toolsets = f.toolsets
-		}
-		f.context.apply(set, &cfg.Context)
-		p.Config = &cfg
+		p.Config = b
 	}
 	if set("skill") || set("item") {
 		p.Skills = &refs
@@ -146,7 +148,7 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 	if !c.call(ctx, "agents.update", p, &ag) {
 		return exitFailure
 	}
-	return c.printAgent(&ag)
+	return c.printAgent(ctx, &ag)
 }
 
 func runAgentsList(ctx context.Context, e *env, args []string) int {
@@ -179,24 +181,81 @@ func runAgentsGet(ctx context.Context, e *env, args []string) int {
 	if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}, &ag) {
 		return exitFailure
 	}
-	return c.printAgent(&ag)
+	return c.printAgent(ctx, &ag)
 }
 
-func (c *apiCmd) printAgent(ag *skilld.Agent) int {
+// printAgent shows an agent; in the table its skills are named, each
+// looked up in the workspace (the API answers their IDs).
+func (c *apiCmd) printAgent(ctx context.Context, ag *skilld.Agent) int {
+	var names []string
+	if !c.json {
+		for _, s := range ag.Skills {
+			names = append(names, c.skillName(ctx, s.SkillID))
+		}
+	}
 	return c.output(ag, func(w io.Writer) {
 		row(w, "id", ag.ID)
 		row(w, "name", ag.Name)
 		row(w, "model", ag.Config.Model)
 		row(w, "instruction", short(ag.Config.Instruction, 80))
-		for _, s := range ag.Skills {
+		if cs := contextSummary(ag.Config.Context); cs != "" {
+			row(w, "context", cs)
+		}
+		if ag.Config.Timeout != "" {
+			row(w, "timeout", ag.Config.Timeout)
+		}
+		if len(ag.Config.Toolsets) > 0 {
+			row(w, "toolsets", strings.Join(ag.Config.Toolsets, " "))
+		}
+		for i, s := range ag.Skills {
 			pin := "current version"
 			if s.Version > 0 {
 				pin = fmt.Sprintf("version %d", s.Version)
 			}
-			row(w, "skill", s.SkillID+" ("+pin+")")
+			row(w, "skill", fmt.Sprintf("%s (%s, %s)", names[i], pin, s.SkillID))
+		}
+		for _, d := range ag.Warnings {
+			row(w, "warning", d.Message)
 		}
 		row(w, "updated", when(&ag.UpdatedAt))
 	})
+}
+
+// skillName is the name of a workspace skill, or a note saying why it is
+// not known.
+func (c *apiCmd) skillName(ctx context.Context, id string) string {
+	cl, err := c.client(ctx, "skills.get")
+	var sk service.SkillView
+	if err == nil {
+		err = cl.Call(ctx, "skills.get", service.GetSkillParams{SkillRef: service.SkillRef{ID: id}}, &sk)
+	}
+	switch {
+	case skilld.ErrorCode(err) == skilld.ENOTFOUND:
+		return "(deleted)"
+	case err != nil:
+		return "(name not known: " + skilld.ErrorMessage(err) + ")"
+	}
+	return sk.Name
+}
+
+// contextSummary lists the context settings that are set.
+func contextSummary(cs skilld.ContextSettings) string {
+	var parts []string
+	add := func(cond bool, format string, v any) {
+		if cond {
+			parts = append(parts, fmt.Sprintf(format, v))
+		}
+	}
+	add(cs.Window > 0, "window %d", cs.Window)
+	add(cs.Placement != "", "placement %s", cs.Placement)
+	add(cs.MaxLoaded > 0, "max loaded %d", cs.MaxLoaded)
+	add(cs.MaxMessages != 0, "max messages %d", cs.MaxMessages)
+	add(cs.EntryShare > 0, "entry share %g", cs.EntryShare)
+	add(cs.SkillsShare > 0, "skills share %g", cs.SkillsShare)
+	if cs.Compaction != nil {
+		add(true, "compaction %s", map[bool]string{true: "on", false: "off"}[*cs.Compaction])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func runAgentsDelete(ctx context.Context, e *env, args []string) int {

@@ -66,7 +66,7 @@ func newAPICmd(e *env, name, synopsis string) *apiCmd {
 	c := &apiCmd{e: e, fs: newFlags(e, name, synopsis)}
 	c.fs.StringVar(&c.server, "server", cmp.Or(os.Getenv("SKILLD_SERVER"), "http://127.0.0.1:8080"), "server URL (env SKILLD_SERVER)")
 	secretVar(c.fs, &c.token, "token", "SKILLD_TOKEN", "API `token`")
-	c.fs.StringVar(&c.workspace, "workspace", cmp.Or(os.Getenv("SKILLD_WORKSPACE"), service.BootstrapWorkspace), "workspace name or ID (env SKILLD_WORKSPACE)")
+	c.fs.StringVar(&c.workspace, "workspace", os.Getenv("SKILLD_WORKSPACE"), "workspace name or ID (env SKILLD_WORKSPACE; default: the token's own)")
 	c.fs.BoolVar(&c.json, "json", false, "print the server's JSON answer instead of a table")
 	return c
 }
@@ -91,13 +91,39 @@ func (c *apiCmd) parse(args []string, min, max int) (code int, ok bool) {
 	return exitOK, true
 }
 
-func (c *apiCmd) client() *httpapi.Client {
-	return &httpapi.Client{BaseURL: c.server, Token: c.token, Workspace: c.workspace}
+// client returns the client for operation op. Without --workspace or
+// SKILLD_WORKSPACE, a workspace route acts in the token's own workspace,
+// which the server names (tokens.self) on the first such call; it is
+// remembered for the rest of this command only.
+func (c *apiCmd) client(ctx context.Context, op string) (*httpapi.Client, error) {
+	cl := &httpapi.Client{BaseURL: c.server, Token: c.token, Workspace: c.workspace}
+	if rt, ok := httpapi.RouteFor(op); c.workspace != "" || !ok || !rt.Workspace() {
+		return cl, nil
+	}
+	var self service.TokenSelf
+	err := cl.Call(ctx, "tokens.self", nil, &self)
+	switch {
+	case skilld.ErrorCode(err) == skilld.ENOTFOUND:
+		// A server from before GET /v1/token (a token's own workspace
+		// always exists): act as clients always did, in the bootstrap
+		// workspace.
+		c.workspace = service.BootstrapWorkspace
+	case err != nil:
+		return nil, err
+	default:
+		c.workspace = self.WorkspaceID
+	}
+	cl.Workspace = c.workspace
+	return cl, nil
 }
 
 // call runs an operation; on failure it prints the error and ok is false.
 func (c *apiCmd) call(ctx context.Context, op string, params, result any) bool {
-	if err := c.client().Call(ctx, op, params, result); err != nil {
+	cl, err := c.client(ctx, op)
+	if err == nil {
+		err = cl.Call(ctx, op, params, result)
+	}
+	if err != nil {
 		c.fail(err)
 		return false
 	}

@@ -34,6 +34,10 @@ type env struct {
 	stdin  io.Reader // nil when there is nothing to read (tests)
 	stdout io.Writer
 	stderr io.Writer
+	// terminal says that stderr is a terminal, where a command may draw
+	// a status line it rewrites in place; never in pipes, files or tests
+	// that do not ask for it.
+	terminal bool
 }
 
 func commands() []command {
@@ -52,6 +56,7 @@ func commands() []command {
 		{"skills", "manage the workspace's skills", runGroup("skills", skillsCommands())},
 		{"catalog", "list and publish catalog registries and items", runGroup("catalog", catalogCommands())},
 		{"agents", "manage the workspace's agents", runGroup("agents", agentsCommands())},
+		{"tasks", "start, follow, approve and cancel the workspace's tasks", runGroup("tasks", tasksCommands())},
 		{"tokens", "manage the workspace's API tokens", runGroup("tokens", tokensCommands())},
 		{"workspaces", "list and create workspaces", runGroup("workspaces", workspacesCommands())},
 		{"policy", "show and set the workspace's install and tool policy", runGroup("policy", policyCommands())},
@@ -60,7 +65,7 @@ func commands() []command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr})
+	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, terminal: isTerminal(os.Stderr)})
 	stop()
 	os.Exit(code)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	sf.register(fs)
 	var token string
 	secretVar(fs, &token, "token", "SKILLD_TOKEN", "API `token` to act for")
-	workspace := fs.String("workspace", cmp.Or(os.Getenv("SKILLD_WORKSPACE"), service.BootstrapWorkspace), "workspace name or ID (env SKILLD_WORKSPACE)")
+	workspace := fs.String("workspace", os.Getenv("SKILLD_WORKSPACE"), "workspace name or ID (env SKILLD_WORKSPACE; default: the token's own)")
 	window := fs.Int("context-window", mcpserver.DefaultWindow, "the client model's context window in tokens; one activation may take 10% of it")
 	encoding := fs.String("tokenizer", tokenizer.O200kBase, "token encoding the budget counts with (o200k_base, cl100k_base)")
 	manage := fs.Bool("management-tools", false, "also offer the skill management tools (skills_create, skills_edit_content, …);\n"+
@@ -55,7 +54,8 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	defer blobs.Close()
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: importer.DefaultAPIURL, Token: os.Getenv("SKILLD_GITHUB_TOKEN")}, service.Config{})
 	actor, err := svc.Authenticate(ctx, token)
-	if err == nil {
+	// Without a workspace the actor stays in its token's own.
+	if err == nil && *workspace != "" {
 		actor, err = svc.In(ctx, actor, *workspace)
 	}
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +30,6 @@ type runFlags struct {
 	model         string
 	baseURL       string
 	apiKey        string
-	window        int
 	instruction   string
 	sandbox       sandboxFlags
 	keepSandbox   bool
@@ -60,7 +58,6 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.model, "model", "", "model reference, such as openai:gpt-4o-mini (with --agent: overrides the agent's)")
 	fs.StringVar(&f.baseURL, "base-url", "", "the provider's API base URL (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the public API)")
 	fs.StringVar(&f.apiKey, "api-key", "", "API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-	fs.IntVar(&f.window, "context-window", 0, "the model's context window in tokens (required unless the model is in the known table)")
 	fs.StringVar(&f.instruction, "instruction", "You are a helpful agent. Use the available skills when a task matches one.", "the agent's instruction (with --skills)")
 	f.sandbox.register(fs)
 	fs.BoolVar(&f.keepSandbox, "keep-sandbox", false, "keep the task's sandbox folder when the run ends and print where it is\n"+
@@ -94,8 +91,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	set := given(fs)
 	if f.agent != "" {
-		for _, n := range []string{"placement", "max-loaded", "max-messages", "compaction"} {
-			if set(n) {
+		for _, n := range contextFlagNames() {
+			if set(n) && n != "context-window" {
 				return usageErrorf(fs, "--%s applies to --skills runs; a stored agent has its own config.context (skilld agents update)", n)
 			}
 		}
@@ -104,9 +101,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		if _, err := model.ParseRef(f.model); err != nil {
 			return usageErrorf(fs, "%s", errorText(err))
 		}
-		if f.window == 0 {
+		if f.context.window == 0 {
 			if w, ok := model.ContextWindow(f.model); ok {
-				f.window = w
+				f.context.window = w
 			} else if f.agent == "" {
 				return usageErrorf(fs, "the context window of %s is not known; give --context-window", f.model)
 			}
@@ -123,8 +120,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		f.cacheDir = filepath.Join(dir, "skilld", "skill-cache")
 	}
-	m := &models{opts: provider.Options{BaseURL: f.baseURL, APIKey: f.apiKey}, tokens: tokenizer.NewCache(), encoding: f.encoding, scripted: true}
-	p := &printer{e: e, json: f.json}
+	p := newPrinter(e, f.json)
+	p.live()
+	defer p.close()
+	m := &models{opts: provider.Options{BaseURL: f.baseURL, APIKey: f.apiKey, OnRetry: p.retry}, tokens: tokenizer.NewCache(), encoding: f.encoding,
+		scripted: true, onText: p.text}
 	var err error
 	var status skilld.TaskStatus
 	if f.agent != "" {
@@ -132,6 +132,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	} else {
 		status, err = runLocalSkills(ctx, e, &f, m, p, pos[0])
 	}
+	p.close()
 	if err != nil {
 		code := exitFailure
 		if skilld.ErrorCode(err) == skilld.EINVALID {
@@ -211,9 +212,10 @@ func runLocalSkills(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	f.announce(e, sb)
 	info := sbx.Info()
 	a, err := agent.New(agent.Config{
-		Model: mdl, ModelName: name, Instruction: f.instruction, Window: f.window, Skills: skills, Packages: pkgs,
+		Model: mdl, ModelName: name, Instruction: f.instruction, Window: f.context.window, Skills: skills, Packages: pkgs,
 		Placement: f.context.placement, MaxLoaded: f.context.maxLoaded, MaxMessages: f.context.maxMessages, NoCompaction: f.context.compaction == "off",
-		Sandbox: sb, SandboxInfo: &info, Tokenizer: counter, Approver: f.approver(e), MaxIterations: f.maxIterations,
+		EntryShare: f.context.entryShare, SkillsShare: f.context.skillsShare,
+		Sandbox: sb, SandboxInfo: &info, Tokenizer: counter, Approver: f.approver(e), MaxIterations: f.maxIterations, Gate: p.gate,
 	})
 	if err != nil {
 		return "", err
@@ -294,7 +296,31 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	if err != nil {
 		return "", err
 	}
-	// The sandbox first: a machine that cannot run one records no task.
+	// The model first, then the sandbox: a missing API key or script, or
+	// a machine that cannot run a sandbox, fails at once, before a
+	// sandbox folder or a task exists.
+	opts := executor.RunOptions{Approver: f.approver(e), Window: f.context.window, KeepSandbox: f.keepSandbox, OnEvent: p.event, Gate: p.gate,
+		OnSandbox: func(sb sandbox.Sandbox) { f.announce(e, sb) }}
+	if opts.Approver == nil {
+		opts.Approver = refuseAll{}
+	}
+	if f.model != "" {
+		if opts.Model, opts.ModelName, err = m.open(f.model); err != nil {
+			return "", err
+		}
+	} else {
+		ag, err := svc.GetAgent(ctx, actor, service.GetAgentParams{AgentRef: service.AgentRef{ID: f.agent}})
+		if err != nil {
+			return "", err
+		}
+		// Opened here only to be checked; the executor opens the
+		// snapshot's model itself.
+		if ag.Config.Model != "" {
+			if _, _, err := m.open(ag.Config.Model); err != nil {
+				return "", fmt.Errorf("agent %s: %w", ag.Name, err)
+			}
+		}
+	}
 	work, err := f.storage.workDir()
 	if err != nil {
 		return "", err
@@ -310,16 +336,6 @@ func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	}
 	if !f.json {
 		fmt.Fprintf(e.stderr, "task: %s\n", task.ID)
-	}
-	opts := executor.RunOptions{Approver: f.approver(e), Window: f.window, KeepSandbox: f.keepSandbox, OnEvent: p.event,
-		OnSandbox: func(sb sandbox.Sandbox) { f.announce(e, sb) }}
-	if opts.Approver == nil {
-		opts.Approver = refuseAll{}
-	}
-	if f.model != "" {
-		if opts.Model, opts.ModelName, err = m.open(f.model); err != nil {
-			return "", err
-		}
 	}
 	done, err := newExecutor(svc, db, blobs, sbx, nil, m, execOptions{network: f.sandbox.network}).Run(ctx, task, opts)
 	if err != nil {
@@ -348,68 +364,4 @@ func (t *terminalApprover) Approve(_ context.Context, req agent.ApprovalRequest)
 	}
 	answer := strings.ToLower(strings.TrimSpace(line))
 	return answer == "y" || answer == "yes", nil
-}
-
-// printer shows events: one JSON line each, or a readable trace.
-type printer struct {
-	e    *env
-	json bool
-}
-
-func (p *printer) event(ev agent.Event) {
-	if p.json {
-		b, _ := json.Marshal(ev)
-		fmt.Fprintf(p.e.stdout, "%s\n", b)
-		return
-	}
-	w, d := p.e.stdout, ev.Data
-	switch ev.Type {
-	case agent.EventMessage:
-		content, _ := d["content"].(string)
-		switch d["role"] {
-		case model.RoleAssistant:
-			if content != "" {
-				fmt.Fprintf(w, "assistant: %s\n", content)
-			}
-			if calls, ok := d["tool_calls"].([]model.ToolCall); ok {
-				for _, c := range calls {
-					fmt.Fprintf(w, "→ %s %s\n", c.Name, abbreviate(string(c.Arguments), 200))
-				}
-			}
-		case model.RoleTool:
-			prefix := "  ←"
-			if d["is_error"] == true {
-				prefix = "  ✗"
-			}
-			fmt.Fprintf(w, "%s %s\n", prefix, abbreviate(content, 300))
-		}
-	case agent.EventSkillWithheld:
-		fmt.Fprintf(w, "skill %s withheld: %s\n", d["skill"], d["rule"])
-	case agent.EventSkillActivated:
-		fmt.Fprintf(w, "skill %s activated (%v tokens)\n", d["skill"], d["tokens"])
-	case agent.EventSkillRefused:
-		fmt.Fprintf(w, "skill %s refused: %s\n", d["skill"], d["reason"])
-	case agent.EventSkillMaterialized:
-		if d["error"] != nil {
-			fmt.Fprintf(w, "skill %s: files not placed: %v\n", d["skill"], d["error"])
-		} else {
-			fmt.Fprintf(w, "skill %s: %v files in %s/\n", d["skill"], d["files"], d["dir"])
-		}
-	case agent.EventToolDenied:
-		fmt.Fprintf(w, "tool %s denied: %s\n", d["tool"], d["reason"])
-	case agent.EventCatalogShortened:
-		fmt.Fprintf(w, "catalog shortened to fit its budget: %s\n", d["level"])
-	case agent.EventTaskCompleted:
-		fmt.Fprintf(w, "✓ completed\n")
-	case agent.EventTaskFailed:
-		fmt.Fprintf(w, "✗ failed: %s\n", d["error"])
-	}
-}
-
-func abbreviate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -195,18 +195,7 @@ func TestRunStoredAgent(t *testing.T) {
 	bwraptest.Require(t)
 	data := t.TempDir()
 	ctx := t.Context()
-	dbURL := "sqlite://" + filepath.Join(data, "skilld.db")
-	db, err := storeurl.Open(ctx, dbURL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blobs, err := bloburl.Open(ctx, "file://"+filepath.Join(data, "blobs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := service.New(db, blobs, nil, service.Config{})
-	secret, _ := svc.Bootstrap(ctx, "")
-	actor, _ := svc.Authenticate(ctx, secret)
+	svc, actor, done := openData(t, data)
 	p, err := pack.ReadDir(ctx, filepath.Join(examples, "csv-inspector"), pack.ArchiveLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -222,20 +211,43 @@ func TestRunStoredAgent(t *testing.T) {
 		Context: skilld.ContextSettings{Window: 100000}}, Skills: []service.AgentSkillRef{{Skill: "csv-inspector"}}}); err != nil {
 		t.Fatal(err)
 	}
-	db.Close()
-	blobs.Close()
+	done()
 	code, out, errOut := runCLI(t, "run", "--data", data, "--agent", "analyst", "--cache-dir", t.TempDir(), "Look at orders.csv")
 	if code != exitOK || !strings.Contains(out, "rows: 3") || !strings.Contains(errOut, "task: ") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	db, _ = storeurl.Open(ctx, dbURL, nil)
-	defer db.Close()
-	svc = service.New(db, blobs, nil, service.Config{})
-	actor, _ = svc.In(ctx, service.Actor{InstanceAdmin: true, Role: skilld.RoleAdmin}, "default")
+	svc, actor, done = openData(t, data)
+	defer done()
 	tasks, err := svc.ListTasks(ctx, actor, service.ListTasksParams{})
 	if err != nil || tasks.Total != 1 || tasks.Items[0].Status != skilld.TaskCompleted {
 		t.Errorf("recorded tasks: %+v %v", tasks, err)
 	}
+}
+
+// openData opens the storage of a --data folder (made on first use) as a
+// service, with an admin of the workspace "default"; done closes it, so
+// that the CLI can open the folder next.
+func openData(t *testing.T, data string) (svc *service.Service, admin service.Actor, done func()) {
+	t.Helper()
+	ctx := t.Context()
+	db, err := storeurl.Open(ctx, "sqlite://"+filepath.Join(data, "skilld.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := bloburl.Open(ctx, "file://"+filepath.Join(data, "blobs"))
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	svc = service.New(db, blobs, nil, service.Config{})
+	if _, err := svc.Bootstrap(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	admin, err = svc.In(ctx, service.Actor{InstanceAdmin: true, Role: skilld.RoleAdmin}, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, admin, func() { db.Close(); blobs.Close() }
 }
 
 func TestRunUsage(t *testing.T) {

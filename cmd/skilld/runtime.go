@@ -1,9 +1,12 @@
 package main
 
 import (
-	"github.com/skilld/skilld"
+	"context"
+	"iter"
 	"log/slog"
 	"time"
+
+	"github.com/skilld/skilld"
 
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
@@ -26,6 +29,8 @@ type models struct {
 	// scripted allows scripted:<file> models. A server refuses them unless
 	// told otherwise: they read files of the server's file system.
 	scripted bool
+	// onText, when set, sees each model's text as it streams (skilld run).
+	onText func(string)
 }
 
 func (m *models) open(ref string) (model.Model, string, error) {
@@ -37,7 +42,39 @@ func (m *models) open(ref string) (model.Model, string, error) {
 		return nil, "", skilld.Errorf(skilld.EFORBIDDEN, "scripted models are disabled on this server (set SKILLD_ALLOW_SCRIPTED_MODELS=1 for demos and tests)")
 	}
 	mdl, err := provider.Open(ref, m.opts)
-	return mdl, r.Name, err
+	if err != nil {
+		return nil, "", err
+	}
+	if m.onText != nil {
+		mdl = streamingModel{Model: mdl, onText: m.onText}
+	}
+	return mdl, r.Name, nil
+}
+
+// streamingModel hands a model's text to onText as it arrives; the run
+// sees the same chunks. It keeps a Resumable model resumable.
+type streamingModel struct {
+	model.Model
+	onText func(string)
+}
+
+func (m streamingModel) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		for c, err := range m.Model.Generate(ctx, req) {
+			if err == nil && c != nil && c.Text != "" {
+				m.onText(c.Text)
+			}
+			if !yield(c, err) {
+				return
+			}
+		}
+	}
+}
+
+func (m streamingModel) Resume(answered int) {
+	if r, ok := m.Model.(model.Resumable); ok {
+		r.Resume(answered)
+	}
 }
 
 func (m *models) counter(ref string) (agent.Counter, error) {

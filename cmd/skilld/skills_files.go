@@ -51,7 +51,11 @@ func runSkillsCat(ctx context.Context, e *env, args []string) int {
 		io.WriteString(e.stdout, content.Content)
 		return exitOK
 	}
-	body, _, err := c.client().GetFileVersion(ctx, c.args[0], c.args[1], *version)
+	cl, err := c.client(ctx, "skills.get_file")
+	var body io.ReadCloser
+	if err == nil {
+		body, _, err = cl.GetFileVersion(ctx, c.args[0], c.args[1], *version)
+	}
 	if err != nil {
 		return c.fail(err)
 	}

@@ -15,7 +15,29 @@ func tokensCommands() []command {
 		{"create", "create a token; its secret is printed once", runTokensCreate},
 		{"list", "list the workspace's tokens", runTokensList},
 		{"revoke", "revoke a token", runTokensRevoke},
+		{"self", "show the token in use: its name, role and workspace (any role)", runTokensSelf},
 	}
+}
+
+func runTokensSelf(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "tokens self", "")
+	if code, ok := c.parse(args, 0, 0); !ok {
+		return code
+	}
+	var t service.TokenSelf
+	if !c.call(ctx, "tokens.self", service.TokenSelfParams{}, &t) {
+		return exitFailure
+	}
+	return c.output(t, func(w io.Writer) {
+		row(w, "id", t.ID)
+		row(w, "name", t.Name)
+		role := string(t.Role)
+		if t.InstanceAdmin {
+			role += " (instance admin)"
+		}
+		row(w, "role", role)
+		row(w, "workspace", t.WorkspaceName+" ("+t.WorkspaceID+")")
+	})
 }
 
 func runTokensCreate(ctx context.Context, e *env, args []string) int {

@@ -11,7 +11,8 @@
 // overloaded or API error as an event inside a stream it has already
 // answered 200 to; when that happens before any text was passed on, the
 // adapter starts the call again with the same backoff and budget, since the
-// caller has seen nothing of the failed attempt.
+// caller has seen nothing of the failed attempt. Config.OnRetry is told of
+// each retry, of either kind, as it starts.
 package anthropic
 
 import (
@@ -19,6 +20,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	ant "github.com/anthropics/anthropic-sdk-go/v2"
@@ -57,6 +59,8 @@ type Config struct {
 	// MaxRetries is the number of retries after the first attempt: 0 means
 	// the default (4), negative means none.
 	MaxRetries int
+	// OnRetry, when set, is told of each retry as it starts.
+	OnRetry func(model.Retry)
 }
 
 // Model is a model.Model over the Messages API.
@@ -66,6 +70,7 @@ type Model struct {
 	apiKey    string
 	maxTokens int
 	retries   int
+	onRetry   func(model.Retry)
 }
 
 // New returns an adapter for cfg. It makes no request.
@@ -99,6 +104,7 @@ func New(cfg Config) (*Model, error) {
 		apiKey:    cfg.APIKey,
 		maxTokens: maxTokens,
 		retries:   retries,
+		onRetry:   cfg.OnRetry,
 	}, nil
 }
 
@@ -125,15 +131,21 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mod
 			yield(nil, err)
 			return
 		}
+		// One recorder for every attempt of the call, the SDK's and the
+		// adapter's own: attempts are numbered, reported and budgeted as
+		// one sequence of at most m.retries+1.
+		rec := &adapt.Recorder{OnRetry: m.onRetry, Provider: provider, MaxAttempts: m.retries + 1, APIKey: m.apiKey}
 		for retry := 0; ; retry++ {
-			started, again, err := m.attempt(ctx, params, opts, yield)
+			sdkRetries := option.WithMaxRetries(m.retries - rec.Attempts)
+			started, again, err := m.attempt(ctx, params, slices.Concat(opts, []option.RequestOption{sdkRetries}), rec, yield)
 			if err == nil {
 				return
 			}
-			if started || !again || retry >= m.retries {
+			if started || !again || rec.Attempts > m.retries {
 				yield(nil, err)
 				return
 			}
+			rec.Failed(skilld.ErrorMessage(err))
 			if adapt.Sleep(ctx, adapt.Backoff(retry)) != nil {
 				yield(nil, err)
 				return
@@ -147,8 +159,7 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mod
 // new call may cure (a failure inside the 200 stream), and the error that
 // ended the call; a nil error means the call is over (answered, or the
 // consumer stopped reading).
-func (m *Model) attempt(ctx context.Context, params ant.MessageNewParams, opts []option.RequestOption, yield func(*model.Chunk, error) bool) (started, again bool, err error) {
-	rec := &adapt.Recorder{}
+func (m *Model) attempt(ctx context.Context, params ant.MessageNewParams, opts []option.RequestOption, rec *adapt.Recorder, yield func(*model.Chunk, error) bool) (started, again bool, err error) {
 	stream := m.client.Messages.NewStreaming(ctx, params, append(opts, option.WithMiddleware(rec.Middleware))...)
 	defer stream.Close()
 

@@ -154,3 +154,32 @@ func TestConnectionRefused(t *testing.T) {
 		t.Fatalf("err %v, want EUNAVAILABLE", err)
 	}
 }
+
+// Both kinds of retry are reported as they start, numbered as one
+// sequence: the SDK's after an HTTP status, and the adapter's own after an
+// error event inside a 200 stream.
+func TestRetriesReported(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, status(529, "overloaded_error", "Overloaded", "Retry-After-Ms", "10"),
+		sse(start(5), ev("error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)),
+		ok)
+	var got []model.Retry
+	m, err := anthropic.New(anthropic.Config{BaseURL: s.URL, APIKey: "sk-ant-test-secret-key", Model: "claude-sonnet-4-5",
+		OnRetry: func(r model.Retry) { got = append(got, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, resp, err := modeltest.Stream(t, m, hello)
+	if err != nil || resp.Message.Content != "fine" || s.Requests() != 3 {
+		t.Fatalf("%v %+v after %d requests", err, resp, s.Requests())
+	}
+	if len(got) != 2 || got[0].Status != 529 || got[0].Reason != "HTTP 529: Overloaded" || got[0].Attempt != 2 || got[0].Attempts != 5 ||
+		got[1].Status != 200 || !strings.Contains(got[1].Reason, "the stream failed") || got[1].Attempt != 3 || got[1].Attempts != 5 {
+		t.Errorf("retries reported: %+v", got)
+	}
+	for _, r := range got {
+		if r.Provider != "anthropic" || strings.Contains(r.Reason, "secret") {
+			t.Errorf("retry %+v", r)
+		}
+	}
+}

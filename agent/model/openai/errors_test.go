@@ -176,3 +176,52 @@ func TestNotAStream(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// Each retry is reported as it starts, with what failed before it and
+// never the API key; the answer still arrives.
+func TestRetriesReported(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, status(503, `{"error":{"message":"overloaded, key sk-test-secret-key-123"}}`, "Retry-After-Ms", "10"),
+		status(500, `{"error":{"message":"boom"}}`, "Retry-After-Ms", "10"), ok)
+	var got []model.Retry
+	m, err := openai.New(openai.Config{BaseURL: s.URL, APIKey: "sk-test-secret-key-123", Model: "gpt-4o-mini", MaxRetries: 3,
+		OnRetry: func(r model.Retry) { got = append(got, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, resp, err := modeltest.Stream(t, m, hello)
+	if err != nil || resp.Message.Content != "fine" {
+		t.Fatalf("%v %+v", err, resp)
+	}
+	if len(got) != 2 {
+		t.Fatalf("retries reported: %+v, want 2", got)
+	}
+	for i, want := range []struct {
+		status int
+		reason string
+	}{{503, "HTTP 503 Service Unavailable: overloaded"}, {500, "HTTP 500 Internal Server Error: boom"}} {
+		r := got[i]
+		if r.Provider != "openai" || r.Attempt != i+2 || r.Attempts != 4 || r.Status != want.status || !strings.HasPrefix(r.Reason, want.reason) {
+			t.Errorf("retry %d: %+v, want attempt %d of 4 after %q", i, r, i+2, want.reason)
+		}
+		if strings.Contains(r.Reason, "secret") {
+			t.Errorf("retry %d shows the API key: %q", i, r.Reason)
+		}
+	}
+}
+
+// A refused connection is reported by its cause, not the SDK's wording.
+func TestConnectionRefusedRetriesReported(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, ok)
+	url := s.URL
+	s.Close()
+	var got []model.Retry
+	m, _ := openai.New(openai.Config{BaseURL: url, Model: "m", MaxRetries: 1, OnRetry: func(r model.Retry) { got = append(got, r) }})
+	if _, err := model.Collect(context.Background(), m, hello); skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
+		t.Fatalf("err %v, want EUNAVAILABLE", err)
+	}
+	if len(got) != 1 || got[0].Attempt != 2 || got[0].Status != 0 || !strings.Contains(got[0].Reason, "connection refused") || strings.Contains(got[0].Reason, "Post ") {
+		t.Errorf("retries reported: %+v", got)
+	}
+}

@@ -8,7 +8,8 @@
 // connection errors (including timeouts set on the HTTP client's transport)
 // are retried with exponential backoff (0.5 s doubling, capped at 8 s, with
 // jitter), honoring Retry-After in seconds or as an HTTP date (and
-// Retry-After-Ms), for up to MaxRetries retries and never past the context.
+// Retry-After-Ms), for up to MaxRetries retries and never past the context;
+// Config.OnRetry is told of each retry as it starts.
 package openai
 
 import (
@@ -49,13 +50,17 @@ type Config struct {
 	// MaxRetries is the number of retries after the first attempt: 0 means
 	// the default (4), negative means none.
 	MaxRetries int
+	// OnRetry, when set, is told of each retry as it starts.
+	OnRetry func(model.Retry)
 }
 
 // Model is a model.Model over Chat Completions.
 type Model struct {
-	client oai.Client
-	model  string
-	apiKey string
+	client  oai.Client
+	model   string
+	apiKey  string
+	retries int
+	onRetry func(model.Retry)
 	// completionTokens says to send max_completion_tokens: OpenAI's
 	// reasoning models refuse max_tokens, while OpenAI-compatible servers
 	// know only max_tokens. So the newer field goes to api.openai.com only.
@@ -68,12 +73,13 @@ func New(cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	retries := adapt.Retries(cfg.MaxRetries)
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		// Always set, so an empty key means no key rather than the SDK
 		// falling back to OPENAI_API_KEY behind the caller's back.
 		option.WithAPIKey(cfg.APIKey),
-		option.WithMaxRetries(adapt.Retries(cfg.MaxRetries)),
+		option.WithMaxRetries(retries),
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
@@ -83,6 +89,8 @@ func New(cfg Config) (*Model, error) {
 		client:           oai.NewClient(opts...),
 		model:            cfg.Model,
 		apiKey:           cfg.APIKey,
+		retries:          retries,
+		onRetry:          cfg.OnRetry,
 		completionTokens: u.Hostname() == "api.openai.com",
 	}, nil
 }
@@ -115,7 +123,7 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mod
 			yield(nil, err)
 			return
 		}
-		rec := &adapt.Recorder{}
+		rec := &adapt.Recorder{OnRetry: m.onRetry, Provider: provider, MaxAttempts: m.retries + 1, APIKey: m.apiKey}
 		stream := m.client.Chat.Completions.NewStreaming(ctx, params, option.WithMiddleware(rec.Middleware))
 		defer stream.Close()
 

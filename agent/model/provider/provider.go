@@ -28,6 +28,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// MaxRetries: 0 is the default (4), negative is none.
 	MaxRetries int
+	// OnRetry, when set, is told of each retry of a model call as it
+	// starts (see model.Retry).
+	OnRetry func(model.Retry)
 	// Getenv reads the environment (nil: os.Getenv); a server that keeps
 	// its configuration elsewhere, or a test, sets it.
 	Getenv func(string) string
@@ -53,7 +56,7 @@ func Open(ref string, opts Options) (model.Model, error) {
 		if err := needKey(r, key, base, openai.BaseURL, openai.DefaultBaseURL, "OPENAI_API_KEY"); err != nil {
 			return nil, err
 		}
-		m, err := openai.New(openai.Config{BaseURL: base, APIKey: key, Model: r.Name, HTTPClient: opts.HTTPClient, MaxRetries: opts.MaxRetries})
+		m, err := openai.New(openai.Config{BaseURL: base, APIKey: key, Model: r.Name, HTTPClient: opts.HTTPClient, MaxRetries: opts.MaxRetries, OnRetry: opts.OnRetry})
 		if err != nil {
 			return nil, err // not a typed nil in the interface
 		}
@@ -63,7 +66,7 @@ func Open(ref string, opts Options) (model.Model, error) {
 		if err := needKey(r, key, base, anthropic.BaseURL, anthropic.DefaultBaseURL, "ANTHROPIC_API_KEY"); err != nil {
 			return nil, err
 		}
-		m, err := anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: r.Name, HTTPClient: opts.HTTPClient, MaxRetries: opts.MaxRetries})
+		m, err := anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: r.Name, HTTPClient: opts.HTTPClient, MaxRetries: opts.MaxRetries, OnRetry: opts.OnRetry})
 		if err != nil {
 			return nil, err
 		}

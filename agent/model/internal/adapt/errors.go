@@ -13,10 +13,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent/model"
 )
 
 // maxErrorBody caps how much of an error response is kept: enough for any
@@ -37,18 +40,39 @@ type Recorder struct {
 	Status int
 	// Body is the last error response's body (status >= 400), capped.
 	Body []byte
+
+	// OnRetry, when set, is told of every attempt after the first as it
+	// starts, with what ended the one before (see model.Retry). Provider
+	// and MaxAttempts fill in what it is told; APIKey is redacted from it.
+	OnRetry     func(model.Retry)
+	Provider    string
+	MaxAttempts int
+	APIKey      string
+	// reason and ended describe the last attempt, for the next one's
+	// report.
+	reason string
+	ended  time.Time
 }
 
 // Middleware has the shape of both SDKs' option.Middleware (they are type
 // aliases of this function type), so the adapters pass it as is.
 func (r *Recorder) Middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
+	// The SDKs call the middleware once per attempt, after waiting out
+	// the backoff: a second call is a retry starting now.
+	if r.Attempts > 0 && r.OnRetry != nil {
+		r.OnRetry(model.Retry{Provider: r.Provider, Attempt: r.Attempts + 1, Attempts: r.MaxAttempts, Status: r.Status,
+			Reason: r.reason, Waited: time.Since(r.ended)})
+	}
 	res, err := next(req)
 	r.Attempts++
+	r.ended = time.Now()
 	r.Status, r.Body = 0, nil
 	if res == nil {
+		r.reason = Redact(unwrapURL(err).Error(), r.APIKey)
 		return res, err
 	}
 	r.Status = res.StatusCode
+	r.reason = strings.TrimSpace(fmt.Sprintf("HTTP %d %s", res.StatusCode, http.StatusText(res.StatusCode)))
 	if res.StatusCode >= 400 && res.Body != nil {
 		// Read the body and hand the SDK an identical copy, so both it and
 		// the error mapping see the provider's message.
@@ -56,8 +80,32 @@ func (r *Recorder) Middleware(req *http.Request, next func(*http.Request) (*http
 		_ = res.Body.Close()
 		r.Body = body
 		res.Body = io.NopCloser(bytes.NewReader(body))
+		if msg := MessageFromBody(body); msg != "" {
+			r.reason += ": " + Redact(msg, r.APIKey)
+		}
 	}
 	return res, err
+}
+
+// Failed records that the last attempt failed after its response began
+// (an error event inside a 200 stream), for a caller that starts the call
+// again with this recorder: the next attempt reports reason.
+func (r *Recorder) Failed(reason string) {
+	r.reason = Redact(reason, r.APIKey)
+	r.ended = time.Now()
+}
+
+// unwrapURL returns the cause inside a *url.Error ("dial tcp …:
+// connection refused" rather than `Post "https://…": dial tcp …`).
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err
+	}
+	if err == nil {
+		return errors.New("no response")
+	}
+	return err
 }
 
 // Failure is what an adapter knows about a failed call.
