@@ -177,19 +177,7 @@ func TestHalfClosedUpload(t *testing.T) {
 // An open event stream stops soon after its token is revoked.
 func TestStreamStopsOnRevocation(t *testing.T) {
 	e := newEnv(t, firstDriver(t))
-	m := e.withExecutor(t)
-	block := make(chan struct{})
-	t.Cleanup(func() { close(block) })
-	m.push(func(ctx context.Context) (*model.Response, error) {
-		select {
-		case <-block:
-			return nil, skilld.Errorf(skilld.EUNAVAILABLE, "the test is over")
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})
-	e.must(201, "POST", "/v1/workspaces/default/agents", e.admin, map[string]any{"name": "slow", "config": map[string]any{"model": "test:m"}})
-	task := e.must(201, "POST", "/v1/workspaces/default/agents/slow/tasks", e.admin, map[string]any{"input": "wait"})
+	task := e.slowTask(t)
 	viewer := e.token("default", "watcher", "viewer")
 	tokens := e.must(200, "GET", "/v1/workspaces/default/tokens", e.admin, nil)
 	var viewerID string
@@ -219,4 +207,23 @@ func TestStreamStopsOnRevocation(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream went on after its token was revoked")
 	}
+}
+
+// slowTask starts a task whose model call waits until the test ends, so
+// that its event stream stays open.
+func (e *testEnv) slowTask(t *testing.T) map[string]any {
+	t.Helper()
+	m := e.withExecutor(t)
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	m.push(func(ctx context.Context) (*model.Response, error) {
+		select {
+		case <-block:
+			return nil, skilld.Errorf(skilld.EUNAVAILABLE, "the test is over")
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	e.must(201, "POST", "/v1/workspaces/default/agents", e.admin, map[string]any{"name": "slow", "config": map[string]any{"model": "test:m"}})
+	return e.must(201, "POST", "/v1/workspaces/default/agents/slow/tasks", e.admin, map[string]any{"input": "wait"})
 }

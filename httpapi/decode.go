@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"github.com/skilld/skilld"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,6 +13,9 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
 )
 
 // Body limits, checked before anything is parsed. JSON bodies carry inline
@@ -208,7 +209,7 @@ func jsonError(err error) error {
 		if typ.Field == "" {
 			return badRequest("", "request body must be a JSON object, not %s", typ.Value)
 		}
-		return badRequest(typ.Field, "field %q must be %s, not %s", typ.Field, jsonTypeName(typ.Type), typ.Value)
+		return badRequest(typ.Field, "field %q must be %s, not %s", typ.Field, service.JSONKind(typ.Type), typ.Value)
 	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
@@ -216,30 +217,6 @@ func jsonError(err error) error {
 		return badRequest(name, "unknown field %q", name)
 	}
 	return badRequest("", "malformed JSON: %s", msg)
-}
-
-// jsonTypeName names a Go type the way a JSON API caller thinks of it.
-func jsonTypeName(t reflect.Type) string {
-	t = derefType(t)
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "a base64 string"
-		}
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return t.String()
 }
 
 // parseQuery returns the query parameters by name. Unknown and repeated

@@ -121,23 +121,29 @@ func (r response) errorField(t testing.TB) string {
 }
 
 // request sends a request; body is a []byte sent as is, or anything else
-// encoded as JSON; headers are name, value pairs.
+// encoded as JSON; headers are name, value pairs. The request and its
+// answer are checked against the OpenAPI document (see checkExchange): a
+// mismatch fails the test, naming the route, the status and what breaks.
 func (e *testEnv) request(method, path, token string, body any, headers ...string) response {
 	e.t.Helper()
-	var rd io.Reader
+	var sent []byte
 	switch b := body.(type) {
 	case nil:
 	case []byte:
-		rd = bytes.NewReader(b)
+		sent = b
 	case string:
-		rd = strings.NewReader(b)
+		sent = []byte(b)
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		rd = bytes.NewReader(data)
+		sent = data
 		headers = append(headers, "Content-Type", "application/json")
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(sent)
 	}
 	req, err := http.NewRequestWithContext(e.t.Context(), method, e.srv.URL+path, rd)
 	if err != nil {
@@ -158,7 +164,29 @@ func (e *testEnv) request(method, path, token string, body any, headers ...strin
 	if err != nil {
 		e.t.Fatalf("%s %s: reading body: %v", method, path, err)
 	}
+	e.checkContract(req, sent, resp, data)
 	return response{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// checkContract fails the test when a request (whose body was sent) or
+// its answer (whose body was data) breaks the OpenAPI document. request
+// calls it for every exchange; a test that sends a request by hand can
+// call it too.
+func (e *testEnv) checkContract(req *http.Request, sent []byte, resp *http.Response, data []byte) {
+	e.t.Helper()
+	target := strings.TrimPrefix(req.URL.String(), e.srv.URL)
+	for _, p := range apiContract().checkExchange(exchange{method: req.Method, target: target, reqHeader: req.Header, reqBody: sent,
+		status: resp.StatusCode, respHeader: resp.Header, respBody: data}) {
+		e.t.Errorf("OpenAPI contract: %s\n%s", p, clip(data))
+	}
+}
+
+// clip shortens a body quoted in a failure.
+func clip(b []byte) []byte {
+	if len(b) > 2000 {
+		return append(b[:2000:2000], "…"...)
+	}
+	return b
 }
 
 // must sends a request and fails the test unless the status is want.

@@ -21,7 +21,7 @@ type ErrorBody struct {
 
 // ErrorObject is the error inside ErrorBody.
 type ErrorObject struct {
-	Code    string          `json:"code" jsonschema:"not_found, invalid, conflict, forbidden, unauthorized, too_large, rate_limited, unavailable or internal"`
+	Code    string          `json:"code" jsonschema:"not_found, invalid, conflict, forbidden, unauthorized, too_large, rate_limited, unavailable, integrity or internal"`
 	Message string          `json:"message" jsonschema:"what went wrong, for people"`
 	Details []skilld.Detail `json:"details,omitempty" jsonschema:"the fields at fault, when known"`
 }

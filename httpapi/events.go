@@ -24,6 +24,13 @@ const (
 	eventRecheck = 2 * time.Second
 )
 
+// TaskEventList is the answer of GET …/tasks/{id}/events?format=json: the
+// task's log entries as the stream shows them. It is a type, not a map, so
+// that the OpenAPI document describes what is written.
+type TaskEventList struct {
+	Items []agent.Event `json:"items"`
+}
+
 // Watcher signals new log entries of tasks run in this process; without
 // one the stream polls.
 type Watcher interface {
@@ -59,7 +66,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 			}
 			out = append(out, ev)
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"items": out})
+		writeJSON(w, http.StatusOK, TaskEventList{Items: out})
 		return
 	}
 	ctx := r.Context()
@@ -115,7 +122,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 		// soon after its token is revoked or expires.
 		if time.Since(checked) >= eventRecheck {
 			if actor, err = s.actor(r, rt); err != nil {
-				data, _ := json.Marshal(map[string]string{"code": skilld.ErrorCode(err), "message": skilld.ErrorMessage(err)})
+				data, _ := json.Marshal(ErrorObject{Code: skilld.ErrorCode(err), Message: skilld.ErrorMessage(err)})
 				fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
 				rc.Flush()
 				return

@@ -3,30 +3,36 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
+	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/interop/a2acard"
 	"github.com/skilld/skilld/service"
 )
 
 // OpenAPI returns the OpenAPI 3.1 document of the API, generated from the
-// route table and the operations' Go types, so it cannot drift from what
-// the server decodes and writes.
+// route table and the Go types the handlers decode and encode, so it
+// cannot drift from what the server accepts and returns. The package's
+// tests hold it to that: the document is validated against the OpenAPI
+// 3.1 specification, and every request and response of the tests against
+// the document.
 func OpenAPI(version string) (map[string]any, error) {
-	g := &openAPIGen{schemas: map[string]any{}, names: map[reflect.Type]string{}}
-	errSchema, err := g.schema(reflect.TypeFor[ErrorBody]())
+	g, err := newSchemaGen()
 	if err != nil {
 		return nil, err
 	}
-	g.schemas["Error"] = errSchema
+	if _, err := g.component(reflect.TypeFor[ErrorBody]()); err != nil {
+		return nil, err
+	}
+	g.schemas["Health"] = healthSchema()
+	g.schemas["AgentCard"] = agentCardSchema()
 	paths := map[string]map[string]any{}
 	for _, rt := range Routes() {
-		op, err := g.operation(rt)
+		ops, err := g.operations(rt)
 		if err != nil {
 			return nil, fmt.Errorf("openapi: %s %s: %w", rt.Method, rt.Pattern, err)
 		}
@@ -34,14 +40,14 @@ func OpenAPI(version string) (map[string]any, error) {
 		if paths[p] == nil {
 			paths[p] = map[string]any{}
 		}
-		paths[p][strings.ToLower(rt.Method)] = op
+		maps.Copy(paths[p], ops)
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
 			"title":       "skilld API",
 			"version":     version,
-			"description": "Agent Skills server: workspaces, skills and their versions, the catalog, install policy and agents. See docs/API.md.",
+			"description": "Agent Skills server: workspaces, skills and their versions, the catalog, install policy, agents and their tasks. See docs/API.md.",
 		},
 		"security": []any{map[string]any{"bearerAuth": []string{}}},
 		"paths":    paths,
@@ -55,6 +61,18 @@ func OpenAPI(version string) (map[string]any, error) {
 				"Error": map[string]any{
 					"description": "An error: the status follows the code (see docs/API.md).",
 					"content":     jsonContent(ref("Error")),
+				},
+				"Unauthorized": map[string]any{
+					"description": "No usable token: missing, malformed, unknown, revoked or expired.",
+					"headers": map[string]any{"WWW-Authenticate": map[string]any{"required": true,
+						"schema": map[string]any{"type": "string", "const": `Bearer realm="skilld"`}}},
+					"content": jsonContent(ref("Error")),
+				},
+				"Unavailable": map[string]any{
+					"description": "Storage or a backend is briefly out, or the server reads too many bodies at once: retry after Retry-After seconds.",
+					"headers": map[string]any{"Retry-After": map[string]any{"required": true,
+						"schema": map[string]any{"type": "string"}, "description": "seconds, or an HTTP date"}},
+					"content": jsonContent(ref("Error")),
 				},
 			},
 		},
@@ -78,58 +96,64 @@ func (s *Server) openAPIHandler() http.Handler {
 	})
 }
 
-type openAPIGen struct {
-	schemas map[string]any
-	names   map[reflect.Type]string
-}
-
-var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[[]byte](): {Type: "string", ContentEncoding: "base64"},
-}}
-
-func (g *openAPIGen) schema(t reflect.Type) (*jsonschema.Schema, error) {
-	return jsonschema.ForType(t, schemaOptions)
-}
-
-// component returns a $ref to the schema of t under components/schemas,
-// adding it the first time.
-func (g *openAPIGen) component(t reflect.Type) (any, error) {
-	t = derefType(t)
-	if name, ok := g.names[t]; ok {
-		return ref(name), nil
-	}
-	s, err := g.schema(t)
-	if err != nil {
-		return nil, err
-	}
-	name := t.Name()
-	if _, taken := g.schemas[name]; taken || name == "" {
-		name = strings.ReplaceAll(t.String(), ".", "_")
-	}
-	g.names[t] = name
-	g.schemas[name] = s
-	return ref(name), nil
-}
-
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
 
 func jsonContent(schema any) map[string]any {
 	return map[string]any{"application/json": map[string]any{"schema": schema}}
 }
 
-func (g *openAPIGen) operation(rt Route) (map[string]any, error) {
-	out := map[string]any{"responses": map[string]any{}}
-	resp := out["responses"].(map[string]any)
+// errorResponses are the error answers every operation may give: the
+// statuses whose headers are fixed, and any other through the default.
+func errorResponses(resp map[string]any) {
+	resp["401"] = map[string]any{"$ref": "#/components/responses/Unauthorized"}
+	resp["503"] = map[string]any{"$ref": "#/components/responses/Unavailable"}
+	resp["default"] = map[string]any{"$ref": "#/components/responses/Error"}
+}
+
+// operations returns the operations of one route by lower-case method: the
+// route's own, and HEAD beside the GET of a download.
+func (g *schemaGen) operations(rt Route) (map[string]any, error) {
+	method := strings.ToLower(rt.Method)
 	if rt.Role == RolePublic {
-		out["security"] = []any{}
-		out["summary"] = map[string]string{HealthPath: "Health of the server and its storage", OpenAPIPath: "This document"}[rt.Pattern]
-		resp[fmt.Sprint(rt.Status)] = map[string]any{"description": "OK", "content": map[string]any{"application/json": map[string]any{}}}
-		return out, nil
+		return map[string]any{method: publicOperation(rt)}, nil
 	}
 	op, ok := service.OperationByName(rt.Op)
 	if !ok {
 		return nil, fmt.Errorf("unknown operation %q", rt.Op)
 	}
+	out, err := g.operation(rt, op)
+	if err != nil {
+		return nil, err
+	}
+	ops := map[string]any{method: out}
+	if head := headOperation(rt, op, out); head != nil {
+		ops["head"] = head
+	}
+	return ops, nil
+}
+
+// publicOperation describes the two routes that are not operations.
+func publicOperation(rt Route) map[string]any {
+	resp := map[string]any{"default": map[string]any{"$ref": "#/components/responses/Error"}}
+	out := map[string]any{"security": []any{}, "responses": resp}
+	switch rt.Pattern {
+	case HealthPath:
+		out["summary"] = "Health of the server and its storage"
+		out["operationId"] = "health"
+		resp["200"] = map[string]any{"description": "the storage answers", "content": jsonContent(ref("Health"))}
+		resp["503"] = map[string]any{"description": "a backend does not answer; checks names it", "content": jsonContent(ref("Health"))}
+	case OpenAPIPath:
+		out["summary"] = "This document"
+		out["operationId"] = "openapi"
+		resp["200"] = map[string]any{"description": "the OpenAPI 3.1 document of the API", "content": jsonContent(map[string]any{
+			"type": "object", "required": []string{"openapi", "info", "paths"}, "description": "an OpenAPI 3.1 document"})}
+	}
+	return out
+}
+
+func (g *schemaGen) operation(rt Route, op service.Operation) (map[string]any, error) {
+	resp := map[string]any{}
+	out := map[string]any{"responses": resp}
 	tag, _, _ := strings.Cut(rt.Op, ".")
 	out["operationId"] = rt.Op
 	out["summary"] = op.Summary
@@ -149,16 +173,35 @@ func (g *openAPIGen) operation(rt Route) (map[string]any, error) {
 	} else if body != nil {
 		out["requestBody"] = body
 	}
-	ok2, err := g.success(rt, op)
-	if err != nil {
+	if err := g.success(rt, op, resp); err != nil {
 		return nil, err
 	}
-	resp[fmt.Sprint(rt.Status)] = ok2
-	if rt.Status == http.StatusCreated && op.Result != nil && op.Result.Implements(reflect.TypeFor[existed]()) {
-		resp[fmt.Sprint(http.StatusOK)] = ok2
-	}
-	resp["default"] = map[string]any{"$ref": "#/components/responses/Error"}
+	errorResponses(resp)
 	return out, nil
+}
+
+// headOperation is HEAD of a download: the GET's headers without the
+// bytes, so a client can learn a file's size and digest. Other GET routes
+// answer HEAD too (net/http does), but there it says nothing a GET would
+// not.
+func headOperation(rt Route, op service.Operation, get map[string]any) map[string]any {
+	if rt.Reply != ReplyFile {
+		return nil
+	}
+	head := maps.Clone(get)
+	head["operationId"] = rt.Op + ".head"
+	head["summary"] = op.Summary + ": the headers only"
+	resp := map[string]any{}
+	for code, r := range get["responses"].(map[string]any) {
+		if m, ok := r.(map[string]any); ok && code == "200" {
+			m = maps.Clone(m)
+			delete(m, "content")
+			r = m
+		}
+		resp[code] = r
+	}
+	head["responses"] = resp
+	return head
 }
 
 var roleText = map[string]string{
@@ -168,7 +211,7 @@ var roleText = map[string]string{
 	RoleInstance: "an instance-admin token",
 }
 
-func (g *openAPIGen) parameters(rt Route, fields []field) ([]any, error) {
+func (g *schemaGen) parameters(rt Route, fields []field) ([]any, error) {
 	var out []any
 	if rt.Workspace() {
 		out = append(out, map[string]any{"name": "ws", "in": "path", "required": true,
@@ -178,7 +221,9 @@ func (g *openAPIGen) parameters(rt Route, fields []field) ([]any, error) {
 		if f.in != inPath && f.in != inQuery {
 			continue
 		}
-		s, err := g.schema(f.typ)
+		// A parameter is never null: a pointer field is one that may be
+		// absent.
+		s, err := g.schema(derefType(f.typ))
 		if err != nil {
 			return nil, err
 		}
@@ -188,34 +233,51 @@ func (g *openAPIGen) parameters(rt Route, fields []field) ([]any, error) {
 		}
 		if f.in == inPath {
 			p["required"] = true
+			if strings.Contains(rt.Pattern, "{"+f.name+"...}") {
+				p["description"] = strings.TrimPrefix(f.desc+"; ", "; ") + "the rest of the URL path, slashes included (sent unescaped)"
+			}
 		}
 		out = append(out, p)
+	}
+	switch {
+	case rt.Reply == ReplyFile:
+		out = append(out, map[string]any{"name": "If-None-Match", "in": "header", "schema": map[string]any{"type": "string"},
+			"description": "an ETag from an earlier answer: 304 without the bytes when it still matches"})
+	case rt.Reply == ReplyEvents:
+		out = append(out, map[string]any{"name": "Last-Event-ID", "in": "header", "schema": map[string]any{"type": "string"},
+			"description": "the id of the last event received: the stream resumes after it (like ?after)"})
 	}
 	return out, nil
 }
 
-func (g *openAPIGen) requestBody(rt Route, params reflect.Type, fields []field) (map[string]any, error) {
+func (g *schemaGen) requestBody(rt Route, params reflect.Type, fields []field) (map[string]any, error) {
 	switch rt.Body {
 	case BodyJSON:
 		s, err := g.schema(params)
 		if err != nil {
 			return nil, err
 		}
+		// The fields that travel in the URL are not in the body: the
+		// schema knows them by their JSON names.
 		for _, f := range fields {
 			if f.in != inBody {
-				delete(s.Properties, f.name)
-				s.Required = slices.DeleteFunc(s.Required, func(n string) bool { return n == f.name })
-				s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(n string) bool { return n == f.name })
+				delete(s.Properties, f.json)
+				s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(n string) bool { return n == f.json })
 			}
 		}
-		return map[string]any{"required": false, "content": jsonContent(s),
-			"description": fmt.Sprintf("a JSON object of at most %s", formatMiB(MaxJSONBody))}, nil
+		decodedSchema(s)
+		// The body is read as JSON whatever its Content-Type says (curl's
+		// default form type included), so every type is listed.
+		content := jsonContent(s)
+		content["*/*"] = map[string]any{"schema": s}
+		return map[string]any{"required": false, "content": content,
+			"description": fmt.Sprintf("a JSON object of at most %s, whatever the Content-Type; an empty body is an empty object", formatMiB(MaxJSONBody))}, nil
 	case BodyArchive:
 		form := map[string]any{uploadFormField: map[string]any{"type": "string", "contentMediaType": "application/octet-stream",
 			"description": "the zip, tar or tar.gz archive"}}
 		for _, f := range fields {
 			if f.in == inQuery {
-				s, err := g.schema(f.typ)
+				s, err := g.schema(derefType(f.typ))
 				if err != nil {
 					return nil, err
 				}
@@ -224,51 +286,168 @@ func (g *openAPIGen) requestBody(rt Route, params reflect.Type, fields []field) 
 			}
 		}
 		content := map[string]any{"multipart/form-data": map[string]any{"schema": map[string]any{
-			"type": "object", "required": []string{uploadFormField}, "properties": form}}}
-		for _, t := range []string{"application/zip", "application/gzip", "application/x-tar", "application/octet-stream"} {
+			"type": "object", "required": []string{uploadFormField}, "properties": form, "additionalProperties": false}}}
+		for _, t := range slices.Sorted(maps.Keys(archiveTypes)) {
 			content[t] = map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": t}}
 		}
 		return map[string]any{"required": true, "content": content,
-			"description": fmt.Sprintf("the archive as the raw body or the multipart field %q; at most %s", uploadFormField, formatMiB(MaxArchiveBody))}, nil
+			"description": fmt.Sprintf("the archive as the raw body (no Content-Type is application/octet-stream) or the multipart field %q; "+
+				"the archive's format is recognized by its bytes; at most %s", uploadFormField, formatMiB(MaxArchiveBody))}, nil
 	}
 	return nil, nil
 }
 
-func (g *openAPIGen) success(rt Route, op service.Operation) (map[string]any, error) {
+// success adds the answers of a success to resp, following reply: the
+// generator and the handler decide in the same order.
+func (g *schemaGen) success(rt Route, op service.Operation, resp map[string]any) error {
+	status := fmt.Sprint(rt.Status)
 	switch {
-	case rt.Status == http.StatusNoContent || op.Result == nil:
-		return map[string]any{"description": "done"}, nil
-	case rt.Op == "agents.card":
-		// Served as the A2A card built from the operation's result, not
-		// the result itself; the card's schema is the A2A specification's.
-		return map[string]any{"description": "the agent's A2A agent card", "content": jsonContent(map[string]any{
-			"type": "object", "required": []string{"name", "description", "url", "version", "capabilities", "skills"},
-			"description": "an AgentCard of the A2A protocol " + a2acard.ProtocolVersion + " (https://a2a-protocol.org); its skills are the agent's disclosed skills"})}, nil
-	case rt.Reply == ReplyFile:
-		return map[string]any{
-			"description": "the file's bytes; ETag is its digest, so If-None-Match answers 304",
+	case op.Result == reflect.TypeFor[*service.AgentProfile]():
+		// Served as the A2A card built from the operation's result.
+		resp[status] = map[string]any{"description": "the agent's A2A agent card", "content": jsonContent(ref("AgentCard"))}
+		return nil
+	case op.Result == reflect.TypeFor[*service.SkillArchive]():
+		resp[status] = map[string]any{
+			"description": "the skill as a reproducible zip; ETag is the digest of its bytes, so If-None-Match answers 304",
 			"headers": map[string]any{
-				"ETag":          map[string]any{"schema": map[string]any{"type": "string"}, "description": "the quoted file digest"},
-				"X-Skilld-Exec": map[string]any{"schema": map[string]any{"type": "string"}, "description": "\"true\" for an executable file"},
+				"ETag":                map[string]any{"required": true, "schema": map[string]any{"type": "string"}, "description": "the quoted archive digest"},
+				"Content-Disposition": map[string]any{"required": true, "schema": map[string]any{"type": "string"}, "description": "attachment, named after the skill"},
 			},
-			"content": map[string]any{"*/*": map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": "application/octet-stream"}}},
-		}, nil
+			"content": map[string]any{"application/zip": map[string]any{"schema": map[string]any{"type": "string", "contentMediaType": "application/zip"}}},
+		}
+		resp["304"] = notModified("the quoted archive digest")
+		return nil
+	case rt.Status == http.StatusNoContent || op.Result == nil:
+		resp[status] = map[string]any{"description": "done"}
+		return nil
+	case rt.Reply == ReplyFile:
+		resp[status] = map[string]any{
+			"description": "the file's bytes, typed by its extension; ETag is its digest, so If-None-Match answers 304",
+			"headers": map[string]any{
+				"ETag":          map[string]any{"required": true, "schema": map[string]any{"type": "string"}, "description": "the quoted file digest"},
+				"X-Skilld-Exec": map[string]any{"schema": map[string]any{"type": "string", "const": "true"}, "description": "present for an executable file"},
+			},
+			"content": fileContent(),
+		}
+		resp["304"] = notModified("the quoted file digest")
+		return nil
+	case rt.Reply == ReplyEvents:
+		return g.events(resp, status)
 	}
-	list, err := g.component(op.Result)
+	schema, err := g.component(op.Result)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	schema := list
 	if rt.Reply == ReplyOneOrMany {
 		items, ok := derefType(op.Result).FieldByName("Items")
 		if !ok {
-			return nil, fmt.Errorf("result %s has no Items for a one-or-many reply", op.Result)
+			return fmt.Errorf("result %s has no Items for a one-or-many reply", op.Result)
 		}
 		one, err := g.component(items.Type.Elem())
 		if err != nil {
-			return nil, err
+			return err
 		}
-		schema = map[string]any{"oneOf": []any{one, list}}
+		schema = map[string]any{"oneOf": []any{one, schema}, "description": "the only item itself when there is one, else the list"}
 	}
-	return map[string]any{"description": "OK", "content": jsonContent(schema)}, nil
+	ok := map[string]any{"description": "OK", "content": jsonContent(schema)}
+	resp[status] = ok
+	if rt.Status == http.StatusCreated && op.Result.Implements(reflect.TypeFor[existed]()) {
+		resp["200"] = map[string]any{"description": "it existed already (\"existing\": true); nothing was created", "content": jsonContent(schema)}
+	}
+	return nil
+}
+
+// events describes a task's log: one JSON answer with ?format=json, else a
+// stream whose events carry the entries.
+func (g *schemaGen) events(resp map[string]any, status string) error {
+	list, err := g.component(reflect.TypeFor[TaskEventList]())
+	if err != nil {
+		return err
+	}
+	event, err := g.component(reflect.TypeFor[agent.Event]())
+	if err != nil {
+		return err
+	}
+	streamErr, err := g.component(reflect.TypeFor[ErrorObject]())
+	if err != nil {
+		return err
+	}
+	resp[status] = map[string]any{
+		"description": "with ?format=json the entries after ?after (at most ?limit); otherwise a live Server-Sent Events stream",
+		"content": map[string]any{
+			"application/json": map[string]any{"schema": list},
+			"text/event-stream": map[string]any{
+				"schema": map[string]any{"type": "string", "description": "Server-Sent Events. Each entry is an event whose id is its seq, " +
+					"whose name is its type and whose data is the entry as JSON (a TaskEvent); the stream ends when the task has " +
+					"finished and every entry was sent. When the token stops being valid the stream ends with an event named error " +
+					"whose data is an ErrorObject. Comment lines keep an idle stream open."},
+				// What the data of each event is, by event name ("*" is
+				// every name but the others), for tools and the tests.
+				"x-skilld-event-data": map[string]any{"*": event, "error": streamErr},
+			},
+		},
+	}
+	return nil
+}
+
+// notModified is the 304 of a download whose ETag still matches.
+func notModified(etag string) map[string]any {
+	return map[string]any{"description": "the copy the client holds is current (If-None-Match matched)",
+		"headers": map[string]any{"ETag": map[string]any{"required": true, "schema": map[string]any{"type": "string"}, "description": etag}}}
+}
+
+// fileContent lists the content types a package file is served with (by
+// its extension; anything else is application/octet-stream). The bytes
+// are the file's whatever the type: a .json file is not checked to be
+// JSON, so no media type has a schema.
+func fileContent() map[string]any {
+	out := map[string]any{"application/octet-stream": map[string]any{}}
+	for _, ct := range contentTypes {
+		base, _, _ := strings.Cut(ct, ";")
+		out[base] = map[string]any{}
+	}
+	return out
+}
+
+// healthSchema describes the answer of GET /healthz.
+func healthSchema() map[string]any {
+	return map[string]any{
+		"type": "object", "additionalProperties": false, "required": []string{"status", "version", "checks"},
+		"properties": map[string]any{
+			"status":  map[string]any{"type": "string", "enum": []string{"ok", "unavailable"}},
+			"version": map[string]any{"type": "string", "description": "the server's version"},
+			"checks": map[string]any{"type": "object", "required": []string{"db", "blobs"},
+				"description":          `"ok", or "unavailable: " and why, for each backend`,
+				"additionalProperties": map[string]any{"type": "string"}},
+		},
+	}
+}
+
+// agentCardSchema describes the card a2acard.Build makes: the A2A
+// specification's AgentCard (whose JSON Schema is the A2A project's) with
+// what skilld fills in.
+func agentCardSchema() map[string]any {
+	str := map[string]any{"type": "string"}
+	strs := map[string]any{"type": "array", "items": str}
+	return map[string]any{
+		"type": "object",
+		"description": "An AgentCard of the A2A protocol " + a2acard.ProtocolVersion + " (https://a2a-protocol.org); " +
+			"its skills are the agent's disclosed skills, its url the agent's task endpoint",
+		"required": []string{"name", "description", "url", "version", "protocolVersion", "capabilities",
+			"defaultInputModes", "defaultOutputModes", "skills"},
+		"properties": map[string]any{
+			"name": str, "description": str, "url": str, "version": str,
+			"protocolVersion":    map[string]any{"type": "string", "const": a2acard.ProtocolVersion},
+			"preferredTransport": str,
+			"capabilities":       map[string]any{"type": "object"},
+			"defaultInputModes":  strs,
+			"defaultOutputModes": strs,
+			"securitySchemes":    map[string]any{"type": "object"},
+			"security":           map[string]any{"type": "array", "items": map[string]any{"type": "object"}},
+			"skills": map[string]any{"type": "array", "items": map[string]any{
+				"type": "object", "required": []string{"id", "name", "description", "tags"},
+				"properties": map[string]any{"id": str, "name": str, "description": str, "tags": strs},
+			}},
+		},
+	}
 }

@@ -1,7 +1,10 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,14 +14,28 @@ import (
 	"github.com/skilld/skilld/store/storetest"
 )
 
-// TestOpenAPI fetches the document, checks that it parses, that every
-// route is in it with its parameters, and that every reference resolves;
-// then validates request bodies the acceptance flow sends against it.
+// TestOpenAPI fetches the document, validates it against the OpenAPI 3.1
+// specification, checks that every route is in it with its parameters,
+// that every reference resolves, and that component names are valid; then
+// validates request bodies the acceptance flow sends against it.
 func TestOpenAPI(t *testing.T) {
 	e := newEnv(t, storetest.Drivers(t)[0].Open)
 	r := e.request("GET", httpapi.OpenAPIPath, "", nil)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)
+	}
+	// The specification's own JSON Schema (libopenapi-validator embeds
+	// it) is the judge; the contract every test request is checked
+	// against is the same document.
+	c := apiContract()
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	if !bytes.Equal(c.raw, r.body) {
+		t.Error("the contract's document is not the one the server serves")
+	}
+	if ok, errs := c.validator.ValidateDocument(); !ok {
+		t.Errorf("the document is not valid OpenAPI 3.1: %s", describe(errs))
 	}
 	var doc struct {
 		OpenAPI    string                               `json:"openapi"`
@@ -66,6 +83,12 @@ func TestOpenAPI(t *testing.T) {
 		}
 		if _, ok := op["responses"].(map[string]any)["default"]; !ok {
 			t.Errorf("%s %s: no error response", rt.Method, p)
+		}
+	}
+	componentName := regexp.MustCompile(`^[a-zA-Z0-9.\-_]+$`)
+	for name := range doc.Components.Schemas {
+		if !componentName.MatchString(name) {
+			t.Errorf("component name %q is not allowed by OpenAPI", name)
 		}
 	}
 	// Every $ref points at a schema that exists.
@@ -119,4 +142,58 @@ func refs(doc []byte) []string {
 	json.Unmarshal(doc, &v)
 	walk(v)
 	return out
+}
+
+// TestOpenAPITaskEvents checks what the document says tasks.events answers,
+// the route a user found described as an array of stored log rows
+// ({kind, payload, …}) under an invalid component name: {"items": [entry]}
+// with each entry flat ({type, task_id, seq, time, …}), or the same entries
+// as a Server-Sent Events stream.
+func TestOpenAPITaskEvents(t *testing.T) {
+	doc, err := httpapi.OpenAPI("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(doc)
+	var d struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Schema map[string]any `json:"schema"`
+				} `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]*jsonschema.Schema `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	ok := d.Paths["/v1/workspaces/{ws}/tasks/{id}/events"]["get"].Responses["200"]
+	if got := ok.Content["application/json"].Schema["$ref"]; got != "#/components/schemas/TaskEventList" {
+		t.Errorf("the JSON answer is %v", got)
+	}
+	if _, ok := ok.Content["text/event-stream"]; !ok {
+		t.Error("the event stream is not documented")
+	}
+	list := d.Components.Schemas["TaskEventList"]
+	if list == nil || list.Properties["items"] == nil || list.Properties["items"].Items == nil {
+		t.Fatalf("TaskEventList: %+v", list)
+	}
+	entry := list.Properties["items"].Items
+	for _, f := range []string{"type", "task_id", "seq", "time"} {
+		if !slices.Contains(entry.Required, f) {
+			t.Errorf("an entry does not require %q: %v", f, entry.Required)
+		}
+	}
+	for _, f := range []string{"kind", "payload"} {
+		if _, ok := entry.Properties[f]; ok {
+			t.Errorf("an entry has the stored row's %q", f)
+		}
+	}
+	// A task's config is its snapshot, not base64 bytes.
+	if cfg := d.Components.Schemas["Task"].Properties["config"]; cfg == nil || cfg.Type != "object" || cfg.Properties["skills"] == nil {
+		t.Errorf("Task.config is %+v", cfg)
+	}
 }

@@ -2,8 +2,10 @@ package httpapi_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -110,9 +112,16 @@ func (e *testEnv) sse(t *testing.T, path, token, lastID string) []agent.Event {
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
+	// The stream ends with the task; read it whole, so the contract check
+	// sees every event.
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.checkContract(req, nil, resp, body)
 	var events []agent.Event
 	var id, typ string
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
