@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -140,7 +141,9 @@ func TestRunPlainOutput(t *testing.T) {
 			t.Errorf("status output outside a terminal:\n%q", s)
 		}
 	}
-	if strings.Count(out, "tokens") != 1 || !strings.Contains(out, "skill csv-inspector activated (331 tokens)\n") {
+	// The count depends on where the skill is placed, which names the
+	// sandbox folder; one number, once, is the point.
+	if strings.Count(out, "tokens") != 1 || !regexp.MustCompile(`skill csv-inspector activated \(\d+ tokens\)\n`).MatchString(out) {
 		t.Errorf("an activation must show one token count:\n%s", out)
 	}
 	if strings.Count(out, "assistant: This is a CSV question") != 1 {
