@@ -10,7 +10,8 @@ import (
 )
 
 // listCacheSize bounds how many skill list pages a server keeps. A page
-// holds at most maxPageSize skills, so the cache stays within a few MiB.
+// holds at most store.MaxPageSize skills, so the cache stays within a few
+// MiB.
 const listCacheSize = 256
 
 // listCache keeps skill list pages by workspace and query, each with the
