@@ -51,7 +51,7 @@ func (r *run) compact(ctx context.Context) bool {
 	e := entry{msg: model.Message{Role: model.RoleUser, Content: text}, summary: true}
 	e.tokens = messageTokens(r.cfg.Tokenizer, e.msg)
 	keep := slices.Concat(plan.Head, plan.Lifted, plan.Tail)
-	r.view.rebuild(keep, []entry{e}, len(plan.Head))
+	r.view.rebuild(keep, []entry{e}, len(plan.Head), true)
 	data["tokens_before"], data["tokens_after"], data["saved"] = before, r.view.tokens, before-r.view.tokens
 	r.emit(ctx, EventContextCompacted, data)
 	r.warned = false

@@ -31,7 +31,10 @@ import (
 //     most max_loaded are;
 //   - the tools offered are the run's own, the control-flow ones and the
 //     active Go skills' tools, less the denied;
-//   - with a message cap, the unpinned messages respect it.
+//   - with a message cap, the unpinned messages respect it;
+//   - the llm.call.started event's context says what the request holds:
+//     its messages are the log's less the left-out seqs (plus a summary),
+//     its tools and skills are the request's.
 //
 // SKILLD_PROPERTY_TASKS sets how many (default 10,000); a failure names
 // its seed, and SKILLD_PROPERTY_SEED replays one.
@@ -71,6 +74,10 @@ type propTask struct {
 	turns    int
 	maxTurns int
 	err      error
+	// messages are the message events so far; request the context the
+	// last llm.call.started says the next request has.
+	messages []agent.Event
+	request  *agent.RequestContext
 }
 
 func (p *propTask) fail(format string, args ...any) {
@@ -191,6 +198,10 @@ func (p *propTask) observe(ev agent.Event) {
 		if s, ok := ev.Data["skill"].(string); ok && s != "" {
 			p.contents[s] = "" // the next request shows its content
 		}
+		p.messages = append(p.messages, ev)
+	case agent.EventLLMCallStarted:
+		rc := ev.Data["context"].(agent.RequestContext)
+		p.request = &rc
 	}
 }
 
@@ -245,6 +256,13 @@ func (p *propTask) check(req *model.Request) {
 	if err := checkPairs(req); err != nil {
 		p.fail("turn %d: %v", p.turns, err)
 	}
+	// The event's account of the request.
+	if p.request == nil {
+		p.fail("turn %d: no llm.call.started context before the request", p.turns)
+	} else if err := checkRequestContext(*p.request, p.messages, req); err != nil {
+		p.fail("turn %d: the llm.call.started context: %v", p.turns, err)
+	}
+	p.request = nil
 	// Skill content.
 	if p.cfg.Placement == agent.PlacementContext {
 		if len(p.loaded) > p.cfg.MaxLoaded {

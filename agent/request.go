@@ -65,6 +65,7 @@ func (r *run) prepare(ctx context.Context) {
 	// When the policy denies activate_skill, the catalog goes with it.
 	if r.baseOffers(ActivateSkill) {
 		r.system = strings.TrimSpace(r.system + "\n\n" + text)
+		r.catalog = &catalogFacts{level: level, tokens: tokens, budget: budget}
 	}
 	r.systemTokens = r.count(r.system)
 }

@@ -111,9 +111,11 @@ type run struct {
 	specs      []model.ToolSpec
 	toolTokens int
 
-	// The system prompt without <current_context>, settled by prepare.
+	// The system prompt without <current_context>, settled by prepare,
+	// and how its catalog was rendered (nil: it has none).
 	system       string
 	systemTokens int
+	catalog      *catalogFacts
 
 	// History: the view requests are built from, the correction of the
 	// tokenizer's estimates, compaction's count and warning.
@@ -270,6 +272,7 @@ func (r *run) add(ctx context.Context, lm logMessage) {
 	if !ok {
 		return
 	}
+	e.seq = seq
 	r.view.add(e)
 	if !replayed {
 		r.deliver(messageEvent(r.task.ID, seq, at, m, skill, e.tokens))
@@ -371,7 +374,8 @@ func (r *run) main(ctx context.Context) {
 			r.finish(ctx, err)
 			return
 		}
-		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": r.corrected(raw)})
+		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": r.corrected(raw),
+			"context": r.requestContext(req, raw)})
 		resp, err := r.ask(ctx, StepModel, req)
 		if err != nil {
 			r.finish(ctx, err)

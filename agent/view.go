@@ -18,6 +18,10 @@ type entry struct {
 	protected bool
 	// summary marks a compaction's summary.
 	summary bool
+	// seq is the message's task log sequence number (0 for a summary,
+	// which is not a log message), so a request can say which of the
+	// log's messages it left out.
+	seq int64
 }
 
 func messageTokens(c Counter, m model.Message) int {
@@ -40,6 +44,8 @@ type view struct {
 	// pin keeps the first message and protected groups in every request
 	// (transcript placement), outside the message cap.
 	pin bool
+	// left is what windowing and compaction took out for good.
+	left leftOut
 }
 
 func (v *view) add(e entry) {
@@ -74,16 +80,34 @@ func (v *view) window(limit int) int {
 		return 0
 	}
 	before := len(v.entries)
-	v.rebuild(keep, nil, -1)
+	v.rebuild(keep, nil, -1, false)
 	return before - len(v.entries)
 }
 
 // rebuild replaces the view by the groups keep (ascending), with extra
-// inserted before the group at position at of keep (-1: none).
-func (v *view) rebuild(keep []int, extra []entry, at int) {
+// inserted before the group at position at of keep (-1: none). The
+// messages of the other groups are recorded as left out, by compaction
+// when compacted is set, else by windowing.
+func (v *view) rebuild(keep []int, extra []entry, at int, compacted bool) {
 	old := v.entries
 	oldGroups := v.groups
+	left := v.left
 	*v = view{pin: v.pin}
+	kept := make([]bool, len(oldGroups))
+	for _, gi := range keep {
+		kept[gi] = true
+	}
+	var dropped []*entry
+	for gi := range oldGroups {
+		if kept[gi] {
+			dropped = append(dropped, nil)
+			continue
+		}
+		g := oldGroups[gi]
+		for i := g.From; i < g.To; i++ {
+			dropped = append(dropped, &old[i])
+		}
+	}
 	for k, gi := range keep {
 		if k == at {
 			for _, e := range extra {
@@ -95,6 +119,15 @@ func (v *view) rebuild(keep []int, extra []entry, at int) {
 			v.add(e)
 		}
 	}
+	// The seqs of what stays, ascending: the view keeps the log's order.
+	var seqs []int64
+	for _, e := range v.entries {
+		if e.seq != 0 {
+			seqs = append(seqs, e.seq)
+		}
+	}
+	v.left = left
+	v.left.leave(dropped, seqs, compacted)
 }
 
 // messages returns the view's messages for a request.
