@@ -18,6 +18,7 @@ import (
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/mcpserver"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/web"
 )
 
 // shutdownGrace is how long in-flight requests get to finish after a stop
@@ -116,7 +117,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: watcher,
 		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
 	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
-	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}})}
+	// /ui/ is the web UI (docs/UI.md); / sends a browser there.
+	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}}),
+		web.Prefix: web.New(svc, web.Options{Watcher: watcher, Logger: logger, MaxBodyBytesInFlight: *inFlight, BodyIdleTimeout: *bodyIdle}), "GET /{$}": http.HandlerFunc(web.Redirect)}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+)
+
+type catalogItem struct {
+	*skilld.CatalogItem
+	Allowed bool
+	Verdict string
+}
+
+type catalogData struct {
+	Q          string
+	Registries []*skilld.Registry
+	Items      []catalogItem
+	Next       string
+	Installed  *service.SkillView
+	Error      string
+}
+
+// catalogPage lists registries and items (catalog.registries.list,
+// catalog.items.list) with the workspace's install policy verdict for
+// each (policy.get, evaluated by service.Decide, the rule installs use).
+func (ui *UI) catalogPage(w http.ResponseWriter, r *http.Request, s *session) {
+	ui.showCatalog(w, r, s, http.StatusOK, nil, "")
+}
+
+func (ui *UI) showCatalog(w http.ResponseWriter, r *http.Request, s *session, status int, installed *service.SkillView, msg string) {
+	ctx, q := r.Context(), r.URL.Query()
+	d := catalogData{Q: q.Get("q"), Installed: installed, Error: msg}
+	regs, err := ui.svc.ListRegistries(ctx, s.actor, service.ListRegistriesParams{Page: service.Page{PageSize: service.MaxPageSize}})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	d.Registries = regs.Items
+	items, err := ui.svc.ListCatalogItems(ctx, s.actor, service.ListCatalogItemsParams{Search: d.Q, PageToken: q.Get("page_token")})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	pol, err := ui.svc.GetPolicy(ctx, s.actor, service.GetPolicyParams{})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	for _, it := range items.Items {
+		ci := catalogItem{CatalogItem: it, Allowed: true, Verdict: "allowed by the install policy"}
+		if wh := service.Decide(pol.InstallRules, it.Registry, it.Trust); wh != nil {
+			ci.Allowed, ci.Verdict = false, "refused by "+wh.String()
+		}
+		d.Items = append(d.Items, ci)
+	}
+	if items.NextPageToken != "" {
+		d.Next = Prefix + "catalog?q=" + urlQuery(d.Q) + "&page_token=" + urlQuery(items.NextPageToken)
+	}
+	ui.render(w, r, s, status, "catalog", "Catalog", d)
+}
+
+// install installs an item (skills.install) and shows the result on the
+// catalog page.
+func (ui *UI) install(w http.ResponseWriter, r *http.Request, s *session) {
+	v, err := ui.svc.InstallSkill(r.Context(), s.actor, service.InstallSkillParams{Item: r.PostFormValue("item")})
+	if err != nil {
+		ui.showCatalog(w, r, s, status(err), nil, errorText(err))
+		return
+	}
+	ui.showCatalog(w, r, s, http.StatusOK, v, "")
+}

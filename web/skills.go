@@ -1,0 +1,155 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/skillmd"
+)
+
+type skillsData struct {
+	Q     string
+	Page  *service.SkillPage
+	Next  string
+	Error string
+	// Imported lists what a GitHub import created.
+	Imported []*service.SkillView
+}
+
+// skillsPage lists the workspace's skills (skills.list).
+func (ui *UI) skillsPage(w http.ResponseWriter, r *http.Request, s *session) {
+	ui.showSkills(w, r, s, http.StatusOK, "", nil)
+}
+
+func (ui *UI) showSkills(w http.ResponseWriter, r *http.Request, s *session, status int, msg string, imported []*service.SkillView) {
+	q := r.URL.Query()
+	d := skillsData{Q: q.Get("q"), Error: msg, Imported: imported}
+	page, err := ui.svc.ListSkills(r.Context(), s.actor, service.ListSkillsParams{Search: d.Q, PageToken: q.Get("page_token")})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	d.Page = page
+	if page.NextPageToken != "" {
+		d.Next = Prefix + "skills?q=" + urlQuery(d.Q) + "&page_token=" + urlQuery(page.NextPageToken)
+	}
+	ui.render(w, r, s, status, "skills", "Skills", d)
+}
+
+// upload creates a skill from the archive field (skills.create_from_archive)
+// and shows it.
+func (ui *UI) upload(w http.ResponseWriter, r *http.Request, s *session) {
+	f, _, err := r.FormFile("archive")
+	if err != nil {
+		ui.showSkills(w, r, s, http.StatusBadRequest, "choose an archive (zip, tar or tar.gz) to upload", nil)
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		ui.showSkills(w, r, s, http.StatusBadRequest, "the archive could not be read", nil)
+		return
+	}
+	v, err := ui.svc.CreateSkillFromArchive(r.Context(), s.actor, service.CreateSkillFromArchiveParams{
+		Archive: data, SkillOptions: service.SkillOptions{Lenient: r.PostFormValue("lenient") != ""}})
+	if err != nil {
+		ui.showSkills(w, r, s, status(err), errorText(err), nil)
+		return
+	}
+	http.Redirect(w, r, Prefix+"skills/"+v.ID, http.StatusSeeOther)
+}
+
+// importGitHub imports from a GitHub URL (skills.import_github): one skill
+// opens its page, several are listed.
+func (ui *UI) importGitHub(w http.ResponseWriter, r *http.Request, s *session) {
+	res, err := ui.svc.ImportGitHub(r.Context(), s.actor, service.ImportGitHubParams{
+		URL: r.PostFormValue("github_url"), SkillName: r.PostFormValue("skill_name"), ImportAll: r.PostFormValue("import_all") != ""})
+	if err != nil {
+		ui.showSkills(w, r, s, status(err), errorText(err), nil)
+		return
+	}
+	if len(res.Items) == 1 {
+		http.Redirect(w, r, Prefix+"skills/"+res.Items[0].ID, http.StatusSeeOther)
+		return
+	}
+	ui.showSkills(w, r, s, http.StatusOK, "", res.Items)
+}
+
+// errorText is an error's message with its details, for a page's #error.
+func errorText(err error) string {
+	msg := skilld.ErrorMessage(err)
+	var se *skilld.Error
+	if errors.As(err, &se) {
+		for _, d := range se.Details {
+			if d.Message != "" && d.Message != msg {
+				msg += "; " + d.Message
+			}
+		}
+	}
+	return msg
+}
+
+type skillData struct {
+	Skill    *service.SkillView
+	Body     template.HTML
+	Warnings []skilld.Detail
+	Files    *service.SkillFiles
+	Versions *service.VersionList
+	From, To int
+}
+
+// skillPage shows one skill: SKILL.md rendered, metadata, warnings, files
+// and versions (skills.get, get_content, list_files, versions.list).
+func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
+	ctx, id := r.Context(), r.PathValue("id")
+	sk, err := ui.svc.GetSkill(ctx, s.actor, service.GetSkillParams{SkillRef: service.SkillRef{ID: id}})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	ref := service.SkillRef{ID: sk.ID}
+	content, err := ui.svc.GetSkillContent(ctx, s.actor, service.GetSkillContentParams{SkillRef: ref, Version: sk.Version})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	files, err := ui.svc.ListSkillFiles(ctx, s.actor, service.ListSkillFilesParams{SkillRef: ref, Version: sk.Version})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	versions, err := ui.svc.ListSkillVersions(ctx, s.actor, service.ListSkillVersionsParams{SkillRef: ref})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	// The stored SKILL.md is checked again here, leniently, so that the
+	// page shows the warnings of any skill, not only of one just saved.
+	rep := skillmd.Check([]byte(content.Content), skillmd.Options{Lenient: true})
+	body := content.Content
+	if rep.Skill != nil {
+		body = rep.Skill.Body
+	}
+	d := skillData{Skill: sk, Body: ui.renderMarkdown(body, fmt.Sprintf("%sskills/%s/files/{path}?version=%d", Prefix, sk.ID, sk.Version)), Warnings: append(rep.Errors, rep.Warnings...), Files: files, Versions: versions,
+		From: max(sk.Version-1, 1), To: sk.Version}
+	ui.render(w, r, s, http.StatusOK, "skill", sk.Name, d)
+}
+
+// version reads ?version=N; 0 is the current version.
+func version(r *http.Request, name string) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, skilld.Errorf(skilld.EINVALID, "%s must be a version number, not %q", name, v)
+	}
+	return n, nil
+}
