@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/skilld/skilld"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/service"
 )
@@ -69,18 +69,48 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 		writeJSON(w, http.StatusOK, TaskEventList{Items: out})
 		return
 	}
+	TaskStream{Service: s.Service, Watcher: s.Watcher, Named: true,
+		Authenticate: func() (service.Actor, error) { return s.actor(r, rt) },
+		Refuse:       func(err error) { s.writeError(w, r, err) },
+	}.Serve(w, r, actor, *p)
+}
+
+// TaskStream writes a task's log as Server-Sent Events: the entries after
+// p.After, then, live, every entry the task logs until it has finished and
+// everything was sent. The API's events route and the web UI's task page
+// both serve it.
+type TaskStream struct {
+	Service *service.Service
+	// Watcher, when set, signals new entries of tasks run in this process;
+	// without one the stream polls.
+	Watcher Watcher
+	// Named writes each entry's type as its "event:" line, as the API
+	// does. Without it entries are unnamed messages (a browser's
+	// EventSource listens to one name at a time; the data has the type)
+	// and the stream ends with an "event: end" naming the final status,
+	// so that the page's script closes instead of reconnecting.
+	Named bool
+	// Authenticate checks the caller again every eventRecheck: a stream
+	// ends soon after its token is revoked or expires, with an "error"
+	// event.
+	Authenticate func() (service.Actor, error)
+	// Refuse answers a refusal of the first read, which also checks
+	// access before the answer becomes a stream.
+	Refuse func(error)
+}
+
+// Serve streams the log of task p.ID to w for actor.
+func (ts TaskStream) Serve(w http.ResponseWriter, r *http.Request, actor service.Actor, p service.TaskEventsParams) {
 	ctx := r.Context()
 	var signal <-chan struct{}
-	if s.Watcher != nil {
-		ch, stop := s.Watcher.Watch(p.ID)
+	if ts.Watcher != nil {
+		ch, stop := ts.Watcher.Watch(p.ID)
 		defer stop()
 		signal = ch
 	}
-	// The first read also checks access, before the answer becomes a
-	// stream, so refusals are normal JSON errors.
-	task, entries, err := s.Service.TaskLog(ctx, actor, *p)
+	task, entries, err := ts.Service.TaskLog(ctx, actor, p)
 	if err != nil {
-		s.writeError(w, r, err)
+		ts.Refuse(err)
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -105,23 +135,29 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 				return
 			}
 			data, _ := json.Marshal(ev)
-			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, data)
+			if ts.Named {
+				fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, data)
+			} else {
+				fmt.Fprintf(w, "id: %d\ndata: %s\n\n", ev.Seq, data)
+			}
 			p.After = e.Seq
 		}
-		rc.Flush()
 		// TaskLog reads the status before the entries: a finished task's
 		// log is complete, so nothing can follow what was just sent.
 		full := len(entries) == maxEntries(p.Limit)
 		if task.Status.Done() && !full {
+			if !ts.Named {
+				fmt.Fprintf(w, "event: end\ndata: {\"status\":%q}\n\n", task.Status)
+			}
+			rc.Flush()
 			return
 		}
+		rc.Flush()
 		if !full && !wait(ctx, signal, keepalive.C, w, rc) {
 			return
 		}
-		// The token is checked again every few seconds: a stream ends
-		// soon after its token is revoked or expires.
 		if time.Since(checked) >= eventRecheck {
-			if actor, err = s.actor(r, rt); err != nil {
+			if actor, err = ts.Authenticate(); err != nil {
 				data, _ := json.Marshal(ErrorObject{Code: skilld.ErrorCode(err), Message: skilld.ErrorMessage(err)})
 				fmt.Fprintf(w, "event: error\ndata: %s\n\n", data)
 				rc.Flush()
@@ -129,7 +165,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 			}
 			checked = time.Now()
 		}
-		if task, entries, err = s.Service.TaskLog(ctx, actor, *p); err != nil {
+		if task, entries, err = ts.Service.TaskLog(ctx, actor, p); err != nil {
 			return
 		}
 	}
