@@ -26,11 +26,12 @@ type ErrorObject struct {
 	Details []skilld.Detail `json:"details,omitempty" jsonschema:"the fields at fault, when known"`
 }
 
-// statusOf is the one place where error codes become HTTP statuses.
-// EINVALID is 422 here: the request was understood and the service refused
-// its content. A request that cannot be decoded at all is a requestError
-// with its own status (400, 413, 415).
-func statusOf(code string) int {
+// StatusOf is the one place where error codes become HTTP statuses, for
+// every surface that answers over HTTP (the API, the web UI). EINVALID is
+// 422: the request was understood and the service refused its content. A
+// request that cannot be decoded at all is a requestError with its own
+// status (400, 413, 415).
+func StatusOf(code string) int {
 	switch code {
 	case skilld.ENOTFOUND:
 		return http.StatusNotFound
@@ -126,7 +127,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		status, obj.Code, obj.Message, obj.Details = re.status, re.err.Code, re.err.Message, re.err.Details
 	} else {
 		obj.Code = skilld.ErrorCode(err)
-		status = statusOf(obj.Code)
+		status = StatusOf(obj.Code)
 		obj.Message, obj.Details = skilld.ErrorMessage(err), skilld.ErrorDetails(err)
 	}
 	if obj.Code == skilld.EINTEGRITY {

@@ -178,7 +178,7 @@ func TestUpload(t *testing.T) {
 		t.Errorf("the new skill's page does not name it")
 	}
 	p = b.upload("/ui/skills/upload", url.Values{"csrf": {csrf}}, "archive", "bad.zip", []byte("not an archive"))
-	if p.status != http.StatusBadRequest || errorText(t, p) == "" {
+	if p.status != http.StatusUnprocessableEntity || errorText(t, p) == "" {
 		t.Errorf("bad archive: %d", p.status)
 	}
 	// GitHub is not configured in this environment: the service says so.
@@ -284,7 +284,7 @@ func TestAgentEditor(t *testing.T) {
 		t.Errorf("#agents lacks the agent")
 	}
 	p = b.post("/ui/agents/new", url.Values{"csrf": {csrfOf(t, np)}, "name": {"bad"}, "context_window": {"lots"}})
-	if p.status != http.StatusBadRequest || !strings.Contains(errorText(t, p), "context_window") {
+	if p.status != http.StatusUnprocessableEntity || !strings.Contains(errorText(t, p), "context_window") {
 		t.Errorf("bad number: %d", p.status)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/service"
 )
 
@@ -97,28 +98,9 @@ func (ui *UI) fail(w http.ResponseWriter, r *http.Request, s *session, err error
 	ui.render(w, r, s, st, "error", title, d)
 }
 
-// status maps error codes to HTTP statuses, as the API does.
-func status(err error) int {
-	switch skilld.ErrorCode(err) {
-	case skilld.ENOTFOUND:
-		return http.StatusNotFound
-	case skilld.EINVALID:
-		return http.StatusBadRequest
-	case skilld.ECONFLICT:
-		return http.StatusConflict
-	case skilld.EFORBIDDEN:
-		return http.StatusForbidden
-	case skilld.EUNAUTHORIZED:
-		return http.StatusUnauthorized
-	case skilld.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case skilld.EUNAVAILABLE:
-		return http.StatusServiceUnavailable
-	case skilld.ERATELIMITED:
-		return http.StatusTooManyRequests
-	}
-	return http.StatusInternalServerError
-}
+// status is the HTTP status of err, as the API answers it (an invalid
+// form is 422: understood and refused).
+func status(err error) int { return httpapi.StatusOf(skilld.ErrorCode(err)) }
 
 // funcs returns the template helpers.
 func funcs() template.FuncMap {
