@@ -5,7 +5,6 @@ package web_test
 // set up through.
 
 import (
-	"archive/zip"
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -180,11 +179,11 @@ func (s *chromeServer) api(t *testing.T, token, method, path string, body any, w
 	}
 }
 
-// chromeZipSkill zips a skill folder as an archive of that one folder.
+// chromeZipSkill zips a skill folder as an archive of that one folder, as
+// a user zips it.
 func chromeZipSkill(t *testing.T, dir string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
+	files := map[string]string{}
 	root := filepath.Base(dir)
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -194,44 +193,14 @@ func chromeZipSkill(t *testing.T, dir string) []byte {
 		if err != nil {
 			return err
 		}
-		w, err := zw.Create(root + "/" + filepath.ToSlash(rel))
-		if err != nil {
-			return err
-		}
 		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
+		files[root+"/"+filepath.ToSlash(rel)] = string(b)
 		return err
 	})
-	if err == nil {
-		err = zw.Close()
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
-}
-
-// chromeZipFiles zips files (path → content) at the archive's root.
-func chromeZipFiles(t *testing.T, files map[string][]byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for p, data := range files {
-		w, err := zw.Create(p)
-		if err == nil {
-			_, err = w.Write(data)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return zipOf(t, files)
 }
 
 // chromeHostileSkill is a SKILL.md with an unknown frontmatter key (a warning

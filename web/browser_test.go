@@ -206,7 +206,7 @@ func chromeAdminScenario(t *testing.T, srv *chromeServer, b *chromeTab) {
 		{"binary-file-and-warnings", func(t *testing.T) {
 			var odd struct{ ID string }
 			srv.api(t, chromeAdminToken, "POST", "/v1/workspaces/default/skills/upload?lenient=true",
-				chromeZipFiles(t, map[string][]byte{"SKILL.md": []byte(chromeHostileSkill), "assets/logo.png": chromePNG}), http.StatusCreated, &odd)
+				zipOf(t, map[string]string{"SKILL.md": chromeHostileSkill, "assets/logo.png": string(chromePNG)}), http.StatusCreated, &odd)
 			b.visit("/ui/skills/"+odd.ID, "#skill-md")
 			if w := b.text("#warnings"); !strings.Contains(w, "colour") {
 				b.fail("#warnings does not name the unknown key: %q", w)
