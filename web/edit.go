@@ -36,11 +36,7 @@ func (ui *UI) showEditor(w http.ResponseWriter, r *http.Request, s *session, sta
 		ui.fail(w, r, s, err)
 		return
 	}
-	d := editData{Skill: sk, Binary: binary, Error: msg}
-	for _, f := range files {
-		d.Files = append(d.Files, f)
-	}
-	ui.render(w, r, s, status, "edit", "Edit "+sk.Name, d)
+	ui.render(w, r, s, status, "edit", "Edit "+sk.Name, editData{Skill: sk, Files: files, Binary: binary, Error: msg})
 }
 
 // currentFiles reads the current version's files through the service,

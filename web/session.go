@@ -211,8 +211,6 @@ func sameOrigin(r *http.Request) error {
 	return nil
 }
 
-type loginData struct{ Token string }
-
 // loginPage shows the sign-in form with a fresh double-submit token.
 func (ui *UI) loginPage(w http.ResponseWriter, r *http.Request) {
 	ui.showLogin(w, r, http.StatusOK, "")
