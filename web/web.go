@@ -42,17 +42,11 @@ const Prefix = "/ui/"
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-// Watcher signals new log entries of tasks run in this process (the local
-// executor); without one the event stream polls.
-type Watcher interface {
-	Watch(taskID string) (<-chan struct{}, func())
-}
-
 // Options configure the UI; the zero value works.
 type Options struct {
 	// Watcher makes task pages follow runs of this process without
-	// polling.
-	Watcher Watcher
+	// polling, as it does the API's event stream.
+	Watcher httpapi.Watcher
 	// SecureCookies marks the session cookie Secure even when the request
 	// did not arrive over TLS (a TLS-terminating proxy in front).
 	SecureCookies bool
