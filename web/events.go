@@ -29,7 +29,7 @@ func (ui *UI) taskEvents(w http.ResponseWriter, r *http.Request, s *session) {
 			p.After = n
 		}
 	}
-	stream := httpapi.TaskStream{Service: ui.svc,
+	stream := httpapi.TaskStream{Service: ui.svc, Watcher: ui.opts.Watcher,
 		Authenticate: func() (service.Actor, error) {
 			s, err := ui.authenticate(r)
 			if err != nil {
@@ -39,9 +39,6 @@ func (ui *UI) taskEvents(w http.ResponseWriter, r *http.Request, s *session) {
 		},
 		// Another workspace's task is a normal 404 page.
 		Refuse: func(err error) { ui.fail(w, r, s, err) },
-	}
-	if ui.opts.Watcher != nil {
-		stream.Watcher = ui.opts.Watcher
 	}
 	stream.Serve(w, r, s.actor, p)
 }
