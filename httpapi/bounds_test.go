@@ -204,6 +204,7 @@ func TestStreamStopsOnRevocation(t *testing.T) {
 		if !strings.Contains(rest, "event: error") || !strings.Contains(rest, "unauthorized") {
 			t.Errorf("the stream ended without saying why:\n%.500s", rest)
 		}
+		e.checkContract(req, nil, resp, []byte(rest))
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream went on after its token was revoked")
 	}

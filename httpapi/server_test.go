@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -44,11 +45,19 @@ func TestHealthz(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
+			data, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range apiContract().checkExchange(exchange{method: "GET", target: "/healthz", reqHeader: http.Header{},
+				status: resp.StatusCode, respHeader: resp.Header, respBody: data}) {
+				t.Errorf("OpenAPI contract: %s", p)
+			}
 			var body struct {
 				Status string
 				Checks map[string]string
 			}
-			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+			if err := json.Unmarshal(data, &body); err != nil {
 				t.Fatal(err)
 			}
 			if resp.StatusCode != tt.status || body.Checks["db"] != tt.checks["db"] || body.Checks["blobs"] != tt.checks["blobs"] {
