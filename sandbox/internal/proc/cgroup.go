@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/skilld/skilld/sandbox/internal/mountinfo"
 )
 
 // Controllers of cgroup v1 this package uses.
@@ -72,49 +73,22 @@ type mount struct{ point, root string }
 
 // v1Mounts maps each cgroup v1 controller to where its hierarchy is mounted.
 func v1Mounts() (map[string]mount, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	table, err := mountinfo.Read()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	out := map[string]mount{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// id parent major:minor root point options [optional…] - type source super
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok {
+	for _, m := range table {
+		if m.FSType != "cgroup" {
 			continue
 		}
-		fields, tail := strings.Fields(pre), strings.Fields(post)
-		if len(fields) < 5 || len(tail) < 3 || tail[0] != "cgroup" {
-			continue
-		}
-		for opt := range strings.SplitSeq(tail[2], ",") {
+		for opt := range strings.SplitSeq(m.Super, ",") {
 			if opt == ctlMemory || opt == ctlPids || opt == ctlCPUAcct {
-				out[opt] = mount{point: unescape(fields[4]), root: unescape(fields[3])}
+				out[opt] = mount{point: m.Point, root: m.Root}
 			}
 		}
 	}
-	return out, sc.Err()
-}
-
-// unescape undoes mountinfo's octal escapes of spaces and the like.
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return out, nil
 }
 
 // selfCgroups maps each v1 controller to this process's group in it.
@@ -136,8 +110,10 @@ func selfCgroups() (map[string]string, error) {
 	return out, nil
 }
 
-// removeStale removes parents of processes that are gone (their command
-// groups are empty once those processes died).
+// removeStale removes the parents of processes that are gone, killing
+// what their commands left: a server killed while a command started can
+// leave a process behind that nothing else would stop (bubblewrap's
+// sandbox, still waiting for its monitor, holding copies of the mounts).
 func removeStale(base string) {
 	entries, _ := os.ReadDir(base)
 	for _, e := range entries {
@@ -154,7 +130,7 @@ func removeStale(base string) {
 		kids, _ := os.ReadDir(dir)
 		for _, k := range kids {
 			if k.IsDir() {
-				syscall.Rmdir(filepath.Join(dir, k.Name()))
+				(&group{dirs: map[string]string{"": filepath.Join(dir, k.Name())}}).killAll()
 			}
 		}
 		syscall.Rmdir(dir)
@@ -210,6 +186,17 @@ func (cg *cgroups) newGroup(memory int64, processes int) (*group, error) {
 
 func write(dir, file string, v int64) error {
 	return os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(v, 10)), 0)
+}
+
+// giveTo lets uid move its own processes into the group: the command
+// joins it after it became that user.
+func (g *group) giveTo(uid, gid int) error {
+	for _, f := range g.procsFiles() {
+		if err := os.Chown(f, uid, gid); err != nil {
+			return fmt.Errorf("cgroup: %w", err)
+		}
+	}
+	return nil
 }
 
 // procsFiles are the cgroup.procs files a command joins.

@@ -1,0 +1,286 @@
+// Package volume makes a sandbox's workspace a mount of its own on the
+// host, mounted nosuid and nodev, so that nothing a task leaves there works
+// with privilege (a set-uid file, a device), and, given a size, an ext4
+// file system in a sparse image file beside the workspace, so that a task
+// that writes without end gets ENOSPC at its limit instead of filling the
+// server's disk. The image is a file on the host, so the workspace
+// survives a restart of the server: Open mounts it again.
+//
+// It needs what only root has: mount(2) (CAP_SYS_ADMIN), loop devices
+// (/dev/loop-control) and mkfs.ext4 (e2fsprogs). Detect says whether this
+// machine has them.
+package volume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/skilld/skilld/sandbox/internal/mountinfo"
+)
+
+// BytesPerInode is the ext4 default ratio: a workspace of N bytes holds at
+// most N/BytesPerInode files and folders.
+const BytesPerInode = 16 << 10
+
+// MinSize is the smallest image: ext4 needs room for its own tables.
+const MinSize = 8 << 20
+
+// Inodes is how many files and folders a workspace of size bytes holds.
+func Inodes(size int64) int64 { return max(size/BytesPerInode, 256) }
+
+// Support is what this machine offers.
+type Support struct {
+	mkfs string
+	// Err says why workspaces of bounded size cannot be made here; nil
+	// when they can.
+	Err error
+	// BindErr says why workspaces cannot even be mounted nosuid here (not
+	// root); nil when they can.
+	BindErr error
+}
+
+// Detect looks for root, loop devices and mkfs.ext4.
+func Detect() Support {
+	var s Support
+	if os.Geteuid() != 0 {
+		s.BindErr = errors.New("mounting needs root")
+		s.Err = errors.New("a size-limited workspace is a loop-mounted file system, which needs a server running as root")
+		return s
+	}
+	mkfs, err := exec.LookPath("mkfs.ext4")
+	if err != nil {
+		s.Err = errors.New("mkfs.ext4 is not installed (Debian/Ubuntu: apt-get install e2fsprogs)")
+		return s
+	}
+	s.mkfs = mkfs
+	if _, err := os.Stat("/dev/loop-control"); err != nil {
+		s.Err = errors.New("there are no loop devices (/dev/loop-control; modprobe loop)")
+	}
+	return s
+}
+
+// Spec is one workspace's file system.
+type Spec struct {
+	// Size is the image's size in bytes: the most the host's disk can
+	// lose to the workspace.
+	Size int64
+	// UID and GID own the file system's root.
+	UID, GID int
+}
+
+// Create makes image (which must not exist) as an ext4 file system of
+// s.Size bytes and mounts it on workspace, an empty folder. On failure
+// nothing is left mounted and image is removed.
+func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) error {
+	if sup.Err != nil {
+		return sup.Err
+	}
+	f, err := os.OpenFile(image, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("creating the workspace image: %w", err)
+	}
+	err = f.Truncate(max(s.Size, MinSize))
+	f.Close()
+	if err == nil {
+		// The image is sparse and reads as zeros, so neither the inode
+		// tables nor the journal need writing now or later.
+		cmd := exec.CommandContext(ctx, sup.mkfs, "-q", "-F", "-b", "4096", "-m", "0", "-N", strconv.FormatInt(Inodes(s.Size), 10),
+			"-E", fmt.Sprintf("lazy_itable_init=1,lazy_journal_init=1,nodiscard,root_owner=%d:%d", s.UID, s.GID), image)
+		cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+		if out, merr := cmd.CombinedOutput(); merr != nil {
+			err = fmt.Errorf("mkfs.ext4: %w: %s", merr, strings.TrimSpace(string(out)))
+		}
+	}
+	if err == nil {
+		err = mount(image, workspace)
+	}
+	if err == nil {
+		// mkfs makes lost+found, owned by root: the task's folder holds
+		// only what it makes.
+		if rerr := os.Remove(filepath.Join(workspace, "lost+found")); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			err = rerr
+			Unmount(workspace)
+		}
+	}
+	if err != nil {
+		os.Remove(image)
+		return fmt.Errorf("making a workspace of %d MiB: %w", s.Size>>20, err)
+	}
+	return nil
+}
+
+// Open mounts image on workspace unless it is mounted there already (a
+// server restarted while the machine kept its mounts).
+func (sup Support) Open(image, workspace string) error {
+	if sup.Err != nil {
+		return sup.Err
+	}
+	if Mounted(workspace) {
+		return nil
+	}
+	if err := mount(image, workspace); err != nil {
+		return fmt.Errorf("mounting the workspace image again: %w", err)
+	}
+	return nil
+}
+
+// Bind mounts src on dst, an existing folder, nosuid and nodev (and
+// read-only with readOnly). Mounted already, dst is left as it is.
+func (sup Support) Bind(src, dst string, readOnly bool) error {
+	if sup.BindErr != nil {
+		return sup.BindErr
+	}
+	if Mounted(dst) {
+		return nil
+	}
+	if err := unix.Mount(src, dst, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("mounting %s: %w", dst, err)
+	}
+	// A bind mount takes its flags from a remount.
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_NOSUID | unix.MS_NODEV)
+	if readOnly {
+		flags |= unix.MS_RDONLY
+	}
+	if err := unix.Mount("", dst, "", flags, ""); err != nil {
+		Unmount(dst)
+		return fmt.Errorf("mounting %s nosuid: %w", dst, err)
+	}
+	return nil
+}
+
+// UnmountAll detaches every mount at or under dir, the deepest first; it
+// fails when any is left.
+func UnmountAll(dir string) error {
+	points, err := mountsUnder(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, p := range points {
+		if err := unix.Unmount(p, unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmounting %s: %w", p, err))
+		}
+	}
+	if left, err := mountsUnder(dir); err == nil && len(left) > 0 {
+		errs = append(errs, fmt.Errorf("still mounted: %s", strings.Join(left, ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// mountsUnder lists the mount points at or under dir, the deepest first.
+func mountsUnder(dir string) ([]string, error) {
+	table, err := mountinfo.Read()
+	if err != nil {
+		return nil, err
+	}
+	dir = filepath.Clean(dir)
+	var out []string
+	for _, m := range table {
+		if m.Point == dir || strings.HasPrefix(m.Point, dir+"/") {
+			out = append(out, m.Point)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out, nil
+}
+
+// Mounted reports whether path is the root of a mount.
+func Mounted(path string) bool {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS, &st); err != nil {
+		return false
+	}
+	return st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
+}
+
+// Unmount takes the mount at path away; a mount still busy (a process of
+// a killed command not yet gone) is detached and goes when it is free.
+// Not mounted is not an error.
+func Unmount(path string) error {
+	for range 50 {
+		err := unix.Unmount(path, unix.UMOUNT_NOFOLLOW)
+		switch {
+		case err == nil:
+			if !Mounted(path) {
+				return nil
+			}
+		case errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOENT):
+			return nil
+		case errors.Is(err, unix.EBUSY):
+			time.Sleep(10 * time.Millisecond)
+		default:
+			return fmt.Errorf("unmounting %s: %w", path, err)
+		}
+	}
+	if err := unix.Unmount(path, unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("detaching %s: %w", path, err)
+	}
+	return nil
+}
+
+// mount attaches image to a free loop device and mounts it on dir. The
+// device is set to clear itself, so it is freed when the mount goes.
+func mount(image, dir string) error {
+	dev, err := attach(image)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	if err := unix.Mount(dev.Name(), dir, "ext4", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOATIME, "noinit_itable"); err != nil {
+		return fmt.Errorf("mounting %s: %w", dev.Name(), err)
+	}
+	return nil
+}
+
+// attach binds image to a free loop device and returns the device, open.
+func attach(image string) (*os.File, error) {
+	ctl, err := os.OpenFile("/dev/loop-control", os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer ctl.Close()
+	img, err := os.OpenFile(image, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer img.Close()
+	// Another process may take the free device first: ask again.
+	for range 32 {
+		n, err := unix.IoctlRetInt(int(ctl.Fd()), unix.LOOP_CTL_GET_FREE)
+		if err != nil {
+			return nil, fmt.Errorf("finding a free loop device: %w", err)
+		}
+		name := "/dev/loop" + strconv.Itoa(n)
+		dev, err := os.OpenFile(name, os.O_RDWR, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			// No devtmpfs (some containers): make the node.
+			if merr := unix.Mknod(name, unix.S_IFBLK|0o660, int(unix.Mkdev(7, uint32(n)))); merr == nil || errors.Is(merr, os.ErrExist) {
+				dev, err = os.OpenFile(name, os.O_RDWR, 0)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", name, err)
+		}
+		cfg := unix.LoopConfig{Fd: uint32(img.Fd()), Info: unix.LoopInfo64{Flags: unix.LO_FLAGS_AUTOCLEAR}}
+		copy(cfg.Info.File_name[:], image)
+		err = unix.IoctlLoopConfigure(int(dev.Fd()), &cfg)
+		if err == nil {
+			return dev, nil
+		}
+		dev.Close()
+		if !errors.Is(err, unix.EBUSY) {
+			return nil, fmt.Errorf("attaching %s to %s: %w", image, name, err)
+		}
+	}
+	return nil, errors.New("no loop device stayed free")
+}

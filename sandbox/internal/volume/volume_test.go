@@ -1,0 +1,115 @@
+package volume
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func support(t *testing.T) Support {
+	s := Detect()
+	if s.Err != nil {
+		if os.Geteuid() == 0 && os.Getenv("CI") == "true" {
+			t.Fatalf("a root CI machine cannot make workspace volumes: %v", s.Err)
+		}
+		t.Skip(s.Err)
+	}
+	return s
+}
+
+// TestCreateWriteReopen: a volume holds at most its size and its inodes,
+// is owned by the given ids with nothing else in it, mounts nosuid, and
+// comes back with its files after an unmount.
+func TestCreateWriteReopen(t *testing.T) {
+	s := support(t)
+	dir := t.TempDir()
+	image, ws := filepath.Join(dir, "disk.img"), filepath.Join(dir, "workspace")
+	os.Mkdir(ws, 0o755)
+	const size = 32 << 20
+	if err := s.Create(t.Context(), image, ws, Spec{Size: size, UID: 4242, GID: 4243}); err != nil {
+		t.Fatal(err)
+	}
+	defer Unmount(ws)
+	if !Mounted(ws) {
+		t.Fatal("not mounted")
+	}
+	var st unix.Stat_t
+	unix.Stat(ws, &st)
+	entries, _ := os.ReadDir(ws)
+	if st.Uid != 4242 || st.Gid != 4243 || len(entries) != 0 {
+		t.Errorf("root %d:%d with %v", st.Uid, st.Gid, entries)
+	}
+	var fs unix.Statfs_t
+	unix.Statfs(ws, &fs)
+	if fs.Flags&unix.ST_NOSUID == 0 || fs.Flags&unix.ST_NODEV == 0 {
+		t.Errorf("mount flags %#x", fs.Flags)
+	}
+	if fs.Files > uint64(Inodes(size)) {
+		t.Errorf("%d inodes, want at most %d", fs.Files, Inodes(size))
+	}
+	f, _ := os.Create(filepath.Join(ws, "big"))
+	_, err := f.Write(make([]byte, 2*size))
+	f.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("writing twice the size: %v", err)
+	}
+	if info, _ := os.Stat(image); info.Size() != size {
+		t.Errorf("image of %d bytes", info.Size())
+	}
+	os.Remove(filepath.Join(ws, "big"))
+	os.WriteFile(filepath.Join(ws, "kept"), []byte("kept"), 0o644)
+	if err := Unmount(ws); err != nil || Mounted(ws) {
+		t.Fatalf("Unmount: %v", err)
+	}
+	if err := s.Open(image, ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(image, ws); err != nil {
+		t.Fatalf("Open of a mounted volume: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "kept")); string(b) != "kept" {
+		t.Errorf("after reopening: %q %v", b, err)
+	}
+	if err := s.Create(t.Context(), image, filepath.Join(dir, "x"), Spec{Size: size}); err == nil {
+		t.Error("Create over an existing image")
+	}
+}
+
+func TestBind(t *testing.T) {
+	s := support(t)
+	src, hub := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(src, "f"), []byte("x"), 0o644)
+	ws, ro := filepath.Join(hub, "a", "ws"), filepath.Join(hub, "a", "ro")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(ro, 0o755)
+	if err := s.Bind(src, ws, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bind(src, ws, false); err != nil {
+		t.Fatalf("Bind again: %v", err)
+	}
+	if err := s.Bind(src, ro, true); err != nil {
+		t.Fatal(err)
+	}
+	var fs unix.Statfs_t
+	unix.Statfs(ws, &fs)
+	if !Mounted(ws) || fs.Flags&unix.ST_NOSUID == 0 || fs.Flags&unix.ST_RDONLY != 0 {
+		t.Errorf("mounted %v, flags %#x", Mounted(ws), fs.Flags)
+	}
+	if err := os.WriteFile(filepath.Join(ro, "g"), nil, 0o644); !errors.Is(err, syscall.EROFS) {
+		t.Errorf("writing a read-only bind: %v", err)
+	}
+	if err := UnmountAll(filepath.Join(hub, "a")); err != nil || Mounted(ws) || Mounted(ro) {
+		t.Errorf("UnmountAll: %v", err)
+	}
+	if err := Unmount(ws); err != nil {
+		t.Errorf("Unmount of nothing: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(src, "f")); string(b) != "x" {
+		t.Errorf("the source after unmounting: %q", b)
+	}
+}
