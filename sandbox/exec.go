@@ -15,6 +15,9 @@ const (
 	LimitMemory    = "memory"
 	LimitProcesses = "processes"
 	LimitOutput    = "output"
+	// LimitDisk is the disk space and file count of a sandbox's
+	// workspace: a limit of the task, not of one command.
+	LimitDisk = "disk"
 )
 
 // Default and maximum limits of one command.
@@ -83,16 +86,17 @@ func (l Limits) Describe(limit string) string {
 	case LimitCPU:
 		return fmt.Sprintf("CPU time limit of %s", l.CPU)
 	case LimitMemory:
-		return fmt.Sprintf("memory limit of %s", bytesText(l.Memory))
+		return fmt.Sprintf("memory limit of %s", SizeText(l.Memory))
 	case LimitProcesses:
 		return fmt.Sprintf("process limit of %d", l.Processes)
 	case LimitOutput:
-		return fmt.Sprintf("output limit of %s", bytesText(int64(l.Output)))
+		return fmt.Sprintf("output limit of %s", SizeText(int64(l.Output)))
 	}
 	return limit + " limit"
 }
 
-func bytesText(n int64) string {
+// SizeText names a number of bytes for a person: "512 MiB".
+func SizeText(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", n>>30)

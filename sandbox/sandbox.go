@@ -22,6 +22,7 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
 )
 
@@ -64,6 +65,11 @@ type CreateParams struct {
 	// Limits are the defaults for every Exec; zero fields take the
 	// provider's defaults.
 	Limits Limits
+	// Disk bounds the workspace's size in bytes, below the provider's own
+	// limit (a larger value gets the provider's); 0 takes the provider's.
+	// A provider that cannot enforce a limit refuses a positive one
+	// (EUNAVAILABLE); a negative one is EINVALID.
+	Disk int64
 	// Reopen takes over the sandbox of this ID if it exists — its
 	// workspace files as the task left them — instead of refusing it: a
 	// task resumed after a restart goes on in its own folder. Placed
@@ -103,6 +109,31 @@ type Sandbox interface {
 	// Destroy kills any command still running and removes the sandbox and
 	// everything in it. It is idempotent.
 	Destroy(ctx context.Context) error
+}
+
+// Described is a Sandbox that says what holds for it in particular (its
+// own disk limit, say), beyond its provider's Info.
+type Described interface {
+	Info() Info
+}
+
+// Lister is a Provider that can list the sandboxes it keeps, so that a
+// server can remove those of tasks that ended while it was down.
+type Lister interface {
+	// List returns the IDs of the sandboxes that exist.
+	List(ctx context.Context) ([]string, error)
+}
+
+// CheckDisk refuses a negative CreateParams.Disk, and a positive one from
+// a provider that cannot enforce it (why says what is missing).
+func CheckDisk(disk int64, why string) error {
+	switch {
+	case disk < 0:
+		return skilld.Errorf(skilld.EINVALID, "a disk limit must not be negative")
+	case disk > 0 && why != "":
+		return skilld.Errorf(skilld.EUNAVAILABLE, "a disk limit of %s was asked for, and this server cannot limit a task's disk space (%s)", SizeText(disk), why)
+	}
+	return nil
 }
 
 // FileInfo describes one entry of the workspace.
