@@ -48,8 +48,13 @@ type SandboxSettings struct {
 	// by default they have only their own loopback.
 	Network bool `json:"network,omitempty"`
 	// Env holds variables added to every command's environment. Nothing
-	// of the server's own environment reaches a command.
+	// of the server's own environment reaches a command, and variables
+	// that change how programs load or start (LD_*, MALLOC_*,
+	// GLIBC_TUNABLES, …) are refused.
 	Env map[string]string `json:"env,omitempty"`
+	// Disk lowers the server's limit on the disk space of a task's
+	// workspace ("512MiB"); it cannot raise it.
+	Disk string `json:"disk,omitempty"`
 }
 
 // ContextSettings are the context-budget knobs of an agent. Zero values

@@ -327,6 +327,9 @@ func (r *run) main(ctx context.Context) {
 		"tools_withheld": len(withheld), "withheld_tools": withheld})
 	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil {
 		data := map[string]any{"provider": i.Provider, "isolated": i.Isolated, "enforced": i.Enforced}
+		if len(i.Notes) > 0 {
+			data["notes"] = i.Notes
+		}
 		if i.Warning != "" {
 			data["warning"] = i.Warning
 		}

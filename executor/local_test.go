@@ -17,6 +17,7 @@ import (
 	"github.com/skilld/skilld/blob/fsblob"
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
@@ -77,6 +78,7 @@ type fixture struct {
 	model *playModel
 	// sandboxes holds the tasks' sandboxes, kept after each task.
 	sandboxes string
+	sbx       sandbox.Provider
 }
 
 func newFixture(t *testing.T, open storetest.Opener) *fixture {
@@ -93,7 +95,7 @@ func newFixtureWith(t *testing.T, open storetest.Opener, adjust func(*executor.C
 	}
 	f := &fixture{svc: service.New(db, blobs, nil, service.Config{}), db: db, data: t.TempDir(), model: &playModel{}}
 	sbx, sbCfg := bwraptest.New(t)
-	f.sandboxes = sbCfg.Root
+	f.sandboxes, f.sbx = sbCfg.Root, sbx
 	cfg := executor.Config{Service: f.svc, DB: db, Blobs: blobs, Sandboxes: sbx, KeepSandboxes: true,
 		OpenModel: func(ref string) (model.Model, string, error) { return f.model, strings.TrimPrefix(ref, "test:"), nil },
 		Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/store"
 )
 
@@ -47,6 +48,7 @@ func (l *Local) Recover(ctx context.Context) error {
 	if len(resume)+len(queued) > 0 {
 		l.cfg.Logger.Info("recovering tasks", "resumed", len(resume), "queued", len(queued))
 	}
+	l.sweepSandboxes(ctx)
 	for _, t := range resume {
 		l.enqueue(ctx, t, true)
 	}
@@ -54,6 +56,37 @@ func (l *Local) Recover(ctx context.Context) error {
 		l.enqueue(ctx, t, false)
 	}
 	return nil
+}
+
+// sweepSandboxes removes the sandboxes of tasks that have ended, or that no
+// longer exist: a server that died between a task's end and the removal of
+// its sandbox leaves it behind (as root, with its mounts). A sandbox of a
+// task that has not ended is left alone, wherever it runs.
+func (l *Local) sweepSandboxes(ctx context.Context) {
+	lister, ok := l.cfg.Sandboxes.(sandbox.Lister)
+	if !ok || l.cfg.KeepSandboxes {
+		return
+	}
+	ids, err := lister.List(ctx)
+	if err != nil {
+		l.cfg.Logger.Warn("listing sandboxes", "err", err)
+		return
+	}
+	for _, id := range ids {
+		t, err := l.cfg.DB.TaskGet(ctx, &store.TaskGetParams{ID: id})
+		if err == nil && !t.Status.Done() || err != nil && skilld.ErrorCode(err) != skilld.ENOTFOUND {
+			continue
+		}
+		sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: id, Reopen: true})
+		if err == nil {
+			err = sb.Destroy(ctx)
+		}
+		if err != nil {
+			l.cfg.Logger.Warn("removing the sandbox of an ended task", "task", id, "err", err)
+			continue
+		}
+		l.cfg.Logger.Info("removed the sandbox of an ended task", "task", id)
+	}
 }
 
 // tasksIn lists every task of a workspace in a status, snapshots

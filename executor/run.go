@@ -333,12 +333,19 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		env = append(env, k+"="+v)
 	}
 	slices.Sort(env)
+	disk, err := service.SandboxDisk(snap.Sandbox)
+	if err != nil {
+		return nil, nil, err
+	}
 	// A resumed task goes on in its own sandbox, with its files.
-	sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: t.ID, Network: snap.Sandbox.Network, Env: env, Reopen: true})
+	sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: t.ID, Network: snap.Sandbox.Network, Env: env, Disk: disk, Reopen: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the sandbox: %w", err)
 	}
 	info := l.cfg.Sandboxes.Info()
+	if d, ok := sb.(sandbox.Described); ok {
+		info = d.Info()
+	}
 	skills := make([]agent.Skill, len(snap.Skills))
 	for i, s := range snap.Skills {
 		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld}

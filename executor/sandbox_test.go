@@ -11,6 +11,7 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/storetest"
@@ -118,5 +119,55 @@ func TestOutputsAreTheTasks(t *testing.T) {
 	}
 	if firstID == "" || !strings.Contains(read, "Error: no stored output") {
 		t.Errorf("the second task read the first task's output %q: %.100s", firstID, read)
+	}
+}
+
+// TestSweepEndedSandboxes: at start, the sandboxes of tasks that ended
+// while no server ran (or that no longer exist) are removed, and the
+// sandbox of a task that has not ended is kept: the task goes on in it.
+func TestSweepEndedSandboxes(t *testing.T) {
+	f := newFixtureWith(t, sqlite, func(c *executor.Config) { c.KeepSandboxes = false })
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "sweep", Config: skilld.AgentConfig{Model: "test:m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.model.steps = append(f.model.steps, answer("done"))
+	ended, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "end"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, ended.ID, skilld.TaskCompleted)
+	f.exec.Wait()
+	queued, err := f.svc.StartTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "later"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a server that died before removing them leaves.
+	for _, id := range []string{ended.ID, "no-such-task", queued.ID} {
+		sb, err := f.sbx.Create(t.Context(), sandbox.CreateParams{ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.WriteFile(t.Context(), "marker", []byte("from before")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out string
+	f.model.steps = append(f.model.steps, call(agent.ToolShell, map[string]string{"command": "cat marker"}),
+		func(_ context.Context, req *model.Request) (*model.Response, error) {
+			out = req.Messages[len(req.Messages)-1].Content
+			return answer("done")(nil, req)
+		})
+	if err := f.exec.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{ended.ID, "no-such-task"} {
+		if _, err := os.Stat(filepath.Join(f.sandboxes, id)); !os.IsNotExist(err) {
+			t.Errorf("the sandbox of ended task %s is still there: %v", id, err)
+		}
+	}
+	f.wait(t, queued.ID, skilld.TaskCompleted)
+	if !strings.HasPrefix(out, "from before") {
+		t.Errorf("the task that had not ended lost its sandbox: %q", out)
 	}
 }

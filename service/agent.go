@@ -164,10 +164,18 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 			return invalidField("config.toolsets", "unknown toolset %q; the toolsets are: %s", ts, skilld.ToolsetSkills)
 		}
 	}
-	if len(c.Sandbox.Env) > MaxSandboxEnv {
-		return invalidField("config.sandbox.env", "at most %d variables, not %d", MaxSandboxEnv, len(c.Sandbox.Env))
+	return checkSandbox(c.Sandbox)
+}
+
+// checkSandbox checks an agent's sandbox settings: when it is saved, and
+// again when a task starts (an agent saved before a rule existed).
+func checkSandbox(sb skilld.SandboxSettings) error {
+	if len(sb.Env) > MaxSandboxEnv {
+		return invalidField("config.sandbox.env", "at most %d variables, not %d", MaxSandboxEnv, len(sb.Env))
 	}
-	for name, v := range c.Sandbox.Env {
+	names := slices.Sorted(maps.Keys(sb.Env))
+	for _, name := range names {
+		v := sb.Env[name]
 		if err := sandbox.CheckEnv([]string{name + "=" + v}); err != nil {
 			return invalidField("config.sandbox.env", "%s", skilld.ErrorMessage(err))
 		}
@@ -175,8 +183,29 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 			return invalidField("config.sandbox.env", "%s is %d bytes, more than %d", name, len(v), MaxSandboxEnvValue)
 		}
 	}
+	if _, err := SandboxDisk(sb); err != nil {
+		return err
+	}
 	return nil
 }
+
+// SandboxDisk is an agent's disk limit in bytes (0 when it sets none).
+func SandboxDisk(sb skilld.SandboxSettings) (int64, error) {
+	if sb.Disk == "" {
+		return 0, nil
+	}
+	n, err := sandbox.ParseSize(sb.Disk)
+	if err != nil {
+		return 0, invalidField("config.sandbox.disk", "%s", skilld.ErrorMessage(err))
+	}
+	if n < MinSandboxDisk {
+		return 0, invalidField("config.sandbox.disk", "disk %q is less than %s", sb.Disk, sandbox.SizeText(MinSandboxDisk))
+	}
+	return n, nil
+}
+
+// MinSandboxDisk is the smallest workspace an agent may ask for.
+const MinSandboxDisk = 8 << 20
 
 // Bounds of an agent's sandbox environment.
 const (

@@ -95,6 +95,9 @@ func (s *Service) startTask(ctx context.Context, a Actor, p StartTaskParams, che
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSandbox(snap.Sandbox); err != nil {
+		return nil, err
+	}
 	if checkModel {
 		if err := s.checkModel(snap.AgentName, snap.Model, snap.Context.Window); err != nil {
 			return nil, err

@@ -47,6 +47,7 @@ func TestCrashResume(t *testing.T) {
 	bwraptest.Require(t)
 	bin := buildSkilld(t)
 	data := t.TempDir()
+	t.Cleanup(func() { bwraptest.UnmountAll(t, data) })
 	addr := freeAddr(t)
 	srv := &crashServer{t: t, bin: bin, addr: addr, args: []string{"serve", "--addr", addr, "--data", data, "--keep-sandboxes", "--max-running-tasks", "16"},
 		env: []string{"SKILLD_BOOTSTRAP_TOKEN=" + crashToken, "SKILLD_ALLOW_SCRIPTED_MODELS=1"}}

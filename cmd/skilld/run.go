@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
@@ -250,6 +252,9 @@ func (f *runFlags) announce(e *env, sb sandbox.Sandbox) {
 func (f *runFlags) release(e *env, sb sandbox.Sandbox, root string) {
 	if f.keepSandbox {
 		fmt.Fprintf(e.stderr, "sandbox kept: %s\n", sb.HostPath())
+		if mountRoot(sb.HostPath()) {
+			fmt.Fprintf(e.stderr, "  it is a mount of its own (nosuid, and size-limited where it is an image): umount it before removing its folder\n")
+		}
 		return
 	}
 	if err := sb.Destroy(context.Background()); err != nil {
@@ -364,4 +369,14 @@ func (t *terminalApprover) Approve(_ context.Context, req agent.ApprovalRequest)
 	}
 	answer := strings.ToLower(strings.TrimSpace(line))
 	return answer == "y" || answer == "yes", nil
+}
+
+// mountRoot reports whether path is the root of a mount (a root server's
+// workspace is).
+func mountRoot(path string) bool {
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, 0, &st) != nil {
+		return false
+	}
+	return st.Attributes_mask&st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/skilld/skilld"
@@ -50,8 +51,12 @@ func keptSandbox(t *testing.T, errOut string) string {
 	if !ok || ws == "" {
 		t.Fatalf("no kept sandbox in %q", errOut)
 	}
-	// <temp>/skilld-run-…/run/workspace: the run's own folder goes.
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(filepath.Dir(ws))) })
+	// <temp>/skilld-run-…/run/workspace: the run's own folder goes (as
+	// root the workspace is a mount of its own).
+	t.Cleanup(func() {
+		syscall.Unmount(ws, syscall.MNT_DETACH)
+		os.RemoveAll(filepath.Dir(filepath.Dir(ws)))
+	})
 	return ws
 }
 

@@ -27,6 +27,8 @@ type sandboxFlags struct {
 	cpu       time.Duration
 	processes int
 	uid       int
+	uids      string
+	disk      string
 	paths     pathList
 }
 
@@ -42,8 +44,12 @@ func (f *sandboxFlags) register(fs *flag.FlagSet) {
 		"CPU time limit of one command (env SKILLD_SANDBOX_CPU)")
 	fs.IntVar(&f.processes, "sandbox-processes", envInt("SKILLD_SANDBOX_PROCESSES", sandbox.DefaultProcesses),
 		"most processes and threads of one command (env SKILLD_SANDBOX_PROCESSES)")
-	fs.IntVar(&f.uid, "sandbox-uid", envInt("SKILLD_SANDBOX_UID", bwrap.DefaultUID),
-		"when skilld runs as root: the user (and group) id commands run as (env SKILLD_SANDBOX_UID)")
+	fs.IntVar(&f.uid, "sandbox-uid", envInt("SKILLD_SANDBOX_UID", 0), "replaced by --sandbox-uids (every task runs as a uid of its own)")
+	fs.StringVar(&f.uids, "sandbox-uids", cmp.Or(os.Getenv("SKILLD_SANDBOX_UIDS"), (bwrap.UIDRange{First: bwrap.DefaultUIDFirst, Count: bwrap.DefaultUIDCount}).String()),
+		"when skilld runs as root: the host user ids tasks run as, FIRST-LAST, one per task at a time (env SKILLD_SANDBOX_UIDS)")
+	fs.StringVar(&f.disk, "sandbox-disk", os.Getenv("SKILLD_SANDBOX_DISK"),
+		"the most disk space one task's workspace may use, such as 2GiB; off for no limit (default: 2GiB where\n"+
+			"it can be enforced, which needs root, loop devices and mkfs.ext4; a value given must be enforced)\n(env SKILLD_SANDBOX_DISK)")
 	f.paths = pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_SANDBOX_PATHS"))}
 	fs.Var(&f.paths, "sandbox-path", "a host folder to show read-only at the same place in sandboxes (tools under /opt, say);\n"+
 		"repeatable (env SKILLD_SANDBOX_PATHS, separated by colons)")
@@ -74,10 +80,35 @@ func (f *sandboxFlags) check() error {
 		return skilld.Errorf(skilld.EINVALID, "--sandbox-cpu %s: give at least 1s", f.cpu)
 	case f.processes < 8:
 		return skilld.Errorf(skilld.EINVALID, "--sandbox-processes %d: give at least 8", f.processes)
-	case f.uid <= 0:
-		return skilld.Errorf(skilld.EINVALID, "--sandbox-uid %d: give an unprivileged user id", f.uid)
+	case f.uid != 0:
+		return skilld.Errorf(skilld.EINVALID, "--sandbox-uid (SKILLD_SANDBOX_UID) was replaced by --sandbox-uids FIRST-LAST: every task now runs as a host uid of its own from that range")
+	}
+	if _, err := bwrap.ParseUIDRange(f.uids); err != nil {
+		return skilld.Errorf(skilld.EINVALID, "--sandbox-uids: %s", skilld.ErrorMessage(err))
+	}
+	if _, err := f.diskLimit(); err != nil {
+		return err
 	}
 	return nil
+}
+
+// diskLimit is --sandbox-disk for the provider: 0 unset (the default where
+// it can be enforced), -1 off, else the bytes asked for.
+func (f *sandboxFlags) diskLimit() (int64, error) {
+	switch strings.ToLower(strings.TrimSpace(f.disk)) {
+	case "":
+		return 0, nil
+	case "off", "none", "0":
+		return -1, nil
+	}
+	n, err := sandbox.ParseSize(f.disk)
+	if err == nil && n < 8<<20 {
+		err = skilld.Errorf(skilld.EINVALID, "give at least 8MiB")
+	}
+	if err != nil {
+		return 0, skilld.Errorf(skilld.EINVALID, "--sandbox-disk %q: %s", f.disk, skilld.ErrorMessage(err))
+	}
+	return n, nil
 }
 
 func (f *sandboxFlags) limits() sandbox.Limits {
@@ -95,6 +126,9 @@ type sandboxes struct {
 // warning to w first.
 func (f *sandboxFlags) open(ctx context.Context, w io.Writer, root, cacheDir string) (*sandboxes, error) {
 	if f.provider == unsafehost.Name {
+		if disk, _ := f.diskLimit(); disk > 0 {
+			return nil, skilld.Errorf(skilld.EUNAVAILABLE, "--sandbox-disk %s: unsafe-host runs commands in a plain folder of the host and cannot limit its size; use --sandbox bwrap as root, or leave --sandbox-disk out", f.disk)
+		}
 		p, err := unsafehost.New(unsafehost.Config{Root: root, Limits: f.limits()})
 		if err != nil {
 			return nil, err
@@ -102,7 +136,9 @@ func (f *sandboxFlags) open(ctx context.Context, w io.Writer, root, cacheDir str
 		fmt.Fprintf(w, "skilld: WARNING: %s\n", p.Info().Warning)
 		return &sandboxes{p, p.Close}, nil
 	}
-	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UID: f.uid, GID: f.uid, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs})
+	uids, _ := bwrap.ParseUIDRange(f.uids)
+	disk, _ := f.diskLimit()
+	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UIDs: uids, Disk: disk, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +158,7 @@ func describe(info sandbox.Info) string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "\n    %s: %s", n, info.Enforced[n])
 	}
-	for _, n := range []string{sandbox.LimitCPU, sandbox.LimitMemory, sandbox.LimitProcesses} {
+	for _, n := range []string{sandbox.LimitCPU, sandbox.LimitMemory, sandbox.LimitProcesses, sandbox.LimitDisk} {
 		if _, ok := info.Enforced[n]; !ok {
 			fmt.Fprintf(&b, "\n    %s: NOT enforced on this machine", n)
 		}

@@ -30,6 +30,7 @@ func TestTemporalWorkersKilled(t *testing.T) {
 	bin := buildSkilld(t)
 	blobs := "file://" + filepath.ToSlash(t.TempDir())
 	work := t.TempDir()
+	t.Cleanup(func() { bwraptest.UnmountAll(t, work) })
 	queue := fmt.Sprint("crash-", rand.Uint64())
 	shared := []string{"--db", dbURL, "--blobs", blobs, "--temporal", srv.HostPort, "--task-queue", queue}
 	addr := freeAddr(t)

@@ -17,9 +17,10 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 // etcEntries are the parts of /etc a command may need: name lookups, the
 // dynamic linker's cache, Debian's alternatives, certificates, time zones.
 // The rest of /etc stays out of view (an operator's files there may hold
-// secrets readable by the user commands run as).
+// secrets readable by the user commands run as); passwd and group are the
+// sandbox's own.
 var etcEntries = []string{
-	"passwd", "group", "hosts", "host.conf", "nsswitch.conf", "resolv.conf", "gai.conf",
+	"hosts", "host.conf", "nsswitch.conf", "resolv.conf", "gai.conf",
 	"protocols", "services", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives",
 	"ssl", "ca-certificates", "ca-certificates.conf", "pki", "crypto-policies",
 	"localtime", "timezone", "mime.types", "os-release", "debian_version", "lsb-release",
@@ -56,33 +57,50 @@ func systemArgs(extra []string) []string {
 	return a
 }
 
-// args builds bwrap's arguments for one command. statusFD receives bwrap's
-// JSON status (the command's exit code), which tells a command's failure
-// from the sandbox's.
-func (s *sb) args(command string, statusFD int, mounts map[string]mount, lim sandbox.Limits) []string {
+// argv is bwrap and its arguments for one command. fds collects the
+// descriptors bwrap reads: its status stream (already added, number 3:
+// the command's exit code, which tells a command's failure from the
+// sandbox's), the system-call filter and the sandbox's passwd and group.
+func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim sandbox.Limits) ([]string, error) {
 	p := s.p
-	a := []string{
+	a := []string{p.bwrap,
+		// A user namespace of its own, whatever the server's uid: inside
+		// it the command is SandboxUID with no capability, and can make
+		// no further one.
+		"--unshare-user", "--uid", strconv.Itoa(SandboxUID), "--gid", strconv.Itoa(SandboxGID), "--disable-userns", "--cap-drop", "ALL",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--hostname", "sandbox",
-		"--json-status-fd", strconv.Itoa(statusFD),
+		"--json-status-fd", "3",
 	}
 	if !s.network {
 		a = append(a, "--unshare-net")
 	}
-	if p.root {
-		// bwrap sets the sandbox up as root (so the task folder's
-		// ancestors need not be open to anyone) and setpriv then clears
-		// the bounding set and becomes the unprivileged user; these three
-		// capabilities exist only until then.
-		a = append(a, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP")
-	} else {
-		a = append(a, "--unshare-user", "--disable-userns", "--cap-drop", "ALL")
+	if p.filter != nil {
+		fd, err := fds.reopened(p.filter)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, "--seccomp", fd)
 	}
 	a = append(a, p.system...)
+	for _, f := range []struct {
+		file *os.File
+		dest string
+	}{{p.passwd, "/etc/passwd"}, {p.group, "/etc/group"}} {
+		fd, err := fds.reopened(f.file)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, "--perms", "0644", "--ro-bind-data", fd, f.dest)
+	}
+	size := strconv.FormatInt(lim.Memory, 10)
 	a = append(a,
 		"--proc", "/proc", "--dev", "/dev",
-		"--size", strconv.FormatInt(lim.Memory, 10), "--tmpfs", "/tmp",
-		"--bind", s.Workspace, sandbox.Workdir,
+		// Its own /tmp and /dev/shm, writable by anyone (as /tmp is) and
+		// counted against the command's memory.
+		"--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+		"--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
+		"--bind", s.bindWorkspace(), sandbox.Workdir,
 		// skills/ is a fresh read-only folder holding only the placed
 		// skills, whatever the task folder has under that name.
 		"--size", "1048576", "--tmpfs", sandbox.Workdir+"/"+sandbox.SkillsDir,
@@ -93,22 +111,29 @@ func (s *sb) args(command string, statusFD int, mounts map[string]mount, lim san
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		a = append(a, "--ro-bind", mounts[name].dir, filepath.Join(sandbox.Workdir, sandbox.SkillsDir, name))
+		a = append(a, "--ro-bind", mounts[name].bind, filepath.Join(sandbox.Workdir, sandbox.SkillsDir, name))
 	}
-	a = append(a, "--remount-ro", sandbox.Workdir+"/"+sandbox.SkillsDir, "--chdir", sandbox.Workdir, "--clearenv")
-	for _, kv := range s.env {
-		k, v, _ := strings.Cut(kv, "=")
-		a = append(a, "--setenv", k, v)
+	// The root of the sandbox (and with it /etc) is read-only too: only
+	// /workspace, /tmp and /dev/shm take writes.
+	a = append(a, "--remount-ro", sandbox.Workdir+"/"+sandbox.SkillsDir, "--remount-ro", "/", "--chdir", sandbox.Workdir, "--clearenv")
+	// The agent's variables reach the command and nothing before it: set
+	// by bwrap when the command is what bwrap runs; otherwise handed past
+	// the helper in front of it (prlimit, which sets the process limit
+	// inside the namespace) as env's arguments, not its environment.
+	prefix := p.controls.NprocPrefix(lim.Processes)
+	if s.uid != 0 || p.env == "" {
+		// As root, the process limit is set before bwrap, on the task's
+		// own uid; without env, none is set inside.
+		prefix = nil
 	}
-	a = append(a, "--")
-	if p.root {
-		id := strconv.Itoa(p.uid)
-		a = append(a, p.setpriv, "--reuid="+id, "--regid="+strconv.Itoa(p.gid), "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--")
-	} else {
-		// In the command's own user namespace RLIMIT_NPROC counts only
-		// its processes (as root every sandbox shares one uid, so only
-		// the pids cgroup bounds processes there).
-		a = append(a, p.controls.NprocPrefix(lim.Processes)...)
+	if prefix == nil {
+		for _, kv := range s.env {
+			k, v, _ := strings.Cut(kv, "=")
+			a = append(a, "--setenv", k, v)
+		}
+		return append(append(a, "--"), "/bin/sh", "-c", command), nil
 	}
-	return append(a, "/bin/sh", "-c", command)
+	a = append(append(a, "--"), prefix...)
+	a = append(append(a, p.env, "-i"), s.env...)
+	return append(a, "/bin/sh", "-c", command), nil
 }

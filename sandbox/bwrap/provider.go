@@ -1,15 +1,21 @@
 // Package bwrap is the default sandbox provider on Linux: every command runs
-// under bubblewrap in new PID, IPC, UTS, cgroup, mount and (unless the
-// agent allows networking) network namespaces, with its own /proc, /dev and
-// /tmp, read-only system folders, the task folder as the only writable path
-// at /workspace, placed skills bound read-only from the skill cache, no
-// capabilities, a minimal environment and an unprivileged user. When the
-// command ends, its PID namespace ends with it, so nothing it started
-// survives, however it detached.
+// under bubblewrap in new user, PID, IPC, UTS, cgroup, mount and (unless the
+// agent allows networking) network namespaces, with its own /proc, /dev,
+// /tmp and /dev/shm, read-only system folders, the task folder as the only
+// writable path that outlives it at /workspace, placed skills bound
+// read-only from the skill cache, no capabilities, no_new_privs, a
+// system-call filter (package seccomp), a minimal environment and an
+// unprivileged user. When the command ends, its PID namespace ends with
+// it, so nothing it started survives, however it detached.
 //
-// As root, bwrap sets the sandbox up and util-linux's setpriv then becomes
-// the configured unprivileged user (nobody by default) with no
-// capabilities; as another user, bwrap makes its own user namespace.
+// Nothing of the sandbox's setup runs with privilege on a tenant's behalf.
+// As root, the server starts each command already as the task's own host
+// uid (one per task, from a range: package uidpool), and bubblewrap runs
+// unprivileged from there, binding what it needs from the hub (hub.go),
+// so the work directory stays in folders only root can enter. The agent's
+// environment reaches the final command only. As root, each task's
+// workspace is also a mount of its own, nosuid and nodev, and, where the
+// machine allows, an ext4 file system of a bounded size (package volume).
 package bwrap
 
 import (
@@ -23,22 +29,45 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/sandbox/internal/hostfs"
 	"github.com/skilld/skilld/sandbox/internal/proc"
+	"github.com/skilld/skilld/sandbox/internal/uidpool"
+	"github.com/skilld/skilld/sandbox/internal/volume"
+	"github.com/skilld/skilld/sandbox/seccomp"
 	"github.com/skilld/skilld/sandbox/skillcache"
 )
 
 // Name is the provider's name.
 const Name = "bwrap"
 
-// DefaultUID and DefaultGID are nobody and nogroup on Debian: the user
-// commands run as when the server runs as root.
+// SandboxUID and SandboxGID are a command's ids inside its user namespace,
+// named "sandbox" in the sandbox's own /etc/passwd. In the host's view they
+// are the task's own uid (a root server) or the server's (any other).
 const (
-	DefaultUID = 65534
-	DefaultGID = 65534
+	SandboxUID = 1000
+	SandboxGID = 1000
 )
+
+// The default host uids of a root server's sandboxes: 65,536 ids from
+// 0x70000000, in the span systemd leaves unassigned between its container
+// ranges and its foreign-image range.
+const (
+	DefaultUIDFirst = 0x70000000
+	DefaultUIDCount = 65536
+)
+
+// DefaultDisk is each task's workspace size where it can be limited.
+const DefaultDisk = 2 << 30
+
+// UIDRange is a span of host uids.
+type UIDRange = uidpool.Range
+
+// ParseUIDRange reads "FIRST-LAST".
+func ParseUIDRange(s string) (UIDRange, error) { return uidpool.ParseRange(s) }
 
 // Config configures the provider.
 type Config struct {
@@ -47,13 +76,20 @@ type Config struct {
 	Root string
 	// CacheDir holds the skill cache; created with mode 0700.
 	CacheDir string
-	// UID and GID are the host user and group commands run as when this
-	// process is root (default nobody/nogroup, 65534). They must not be 0.
-	UID, GID int
+	// UIDs are the host uids (and gids) a root server runs sandboxes as,
+	// one per sandbox (default DefaultUIDFirst, DefaultUIDCount). A
+	// server not running as root runs them as its own uid.
+	UIDs UIDRange
+	// Disk is each workspace's size limit in bytes. 0 takes DefaultDisk
+	// where this machine can enforce it and none where it cannot (Info
+	// says which); a positive limit must be enforceable, else New fails
+	// with EUNAVAILABLE naming what is missing; negative means no limit.
+	Disk int64
 	// Limits are the default limits of every command.
 	Limits sandbox.Limits
 	// ReadOnlyPaths are extra host folders bound read-only at the same
-	// place (tools installed under /opt, say).
+	// place (tools installed under /opt, say). Commands see them with the
+	// permissions they have for any other user.
 	ReadOnlyPaths []string
 	// Bwrap is the bwrap program (default: "bwrap" on PATH).
 	Bwrap string
@@ -63,16 +99,27 @@ type Config struct {
 type Provider struct {
 	cfg      Config
 	bwrap    string
-	setpriv  string
+	env      string // /usr/bin/env, which hands the agent's variables to the command past a helper
 	root     bool
-	uid, gid int
 	system   []string
 	limits   sandbox.Limits
 	controls *proc.Controls
 	cache    *skillcache.Cache
+	uids     *uidpool.Pool // as root
+	hub      *hub          // as root
+	vol      volume.Support
+	disk     int64 // each workspace's default size; 0: not limited
+	notes    []string
+	// Read by bubblewrap for every command, from a description of their
+	// own (see reopen): the system-call filter (nil where there is none)
+	// and the sandbox's /etc/passwd and /etc/group.
+	filter, passwd, group *os.File
 }
 
-var _ sandbox.Provider = (*Provider)(nil)
+var (
+	_ sandbox.Provider = (*Provider)(nil)
+	_ sandbox.Lister   = (*Provider)(nil)
+)
 
 // New checks that bubblewrap works here and returns the provider. When it
 // does not, the error is EUNAVAILABLE and says how to fix it.
@@ -80,21 +127,13 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if cfg.Root == "" || cfg.CacheDir == "" {
 		return nil, skilld.Errorf(skilld.EINVALID, "bwrap: Root and CacheDir are required")
 	}
-	p := &Provider{cfg: cfg, root: os.Geteuid() == 0, uid: cfg.UID, gid: cfg.GID}
-	if p.uid == 0 && p.gid == 0 {
-		p.uid, p.gid = DefaultUID, DefaultGID
+	if cfg.UIDs.Count == 0 {
+		cfg.UIDs = UIDRange{First: DefaultUIDFirst, Count: DefaultUIDCount}
 	}
-	if p.root && (p.uid == 0 || p.gid == 0) {
-		return nil, skilld.Errorf(skilld.EINVALID, "bwrap: commands must not run as uid or gid 0 (got %d:%d)", p.uid, p.gid)
-	}
+	p := &Provider{cfg: cfg, root: os.Geteuid() == 0}
 	var err error
 	if p.bwrap, err = exec.LookPath(cmp.Or(cfg.Bwrap, "bwrap")); err != nil {
 		return nil, unavailable("bubblewrap (bwrap) is not installed", "install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)")
-	}
-	if p.root {
-		if p.setpriv, err = exec.LookPath("setpriv"); err != nil || !strings.HasPrefix(p.setpriv, "/usr/") {
-			return nil, unavailable("util-linux's setpriv is not under /usr (it drops to an unprivileged user inside the sandbox)", "install util-linux")
-		}
 	}
 	for _, ro := range cfg.ReadOnlyPaths {
 		if !filepath.IsAbs(ro) {
@@ -112,16 +151,150 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 	if p.cache, err = skillcache.New(cfg.CacheDir); err != nil {
 		return nil, err
 	}
-	p.controls = proc.Detect()
-	if err := p.probe(ctx); err != nil {
-		p.controls.Close()
+	if err := p.start(ctx); err != nil {
+		p.Close()
 		return nil, err
 	}
 	return p, nil
 }
 
+// start makes what the provider holds (as root, its uid pool and hub; its
+// sealed files; its cgroup folders) and probes the machine. The caller
+// closes the provider when it fails.
+func (p *Provider) start(ctx context.Context) error {
+	var err error
+	if p.root {
+		if p.uids, err = uidpool.New(filepath.Join(p.cfg.Root, ".uids"), p.cfg.UIDs); err != nil {
+			return err
+		}
+		p.uids.Sweep(func(id string) bool {
+			_, err := os.Lstat(filepath.Join(p.cfg.Root, id))
+			return err == nil
+		})
+		if p.hub, err = openHub(); err != nil {
+			return err
+		}
+	}
+	if err := p.detectDisk(ctx); err != nil {
+		return err
+	}
+	// env must be at the same place inside the sandbox.
+	if env, err := exec.LookPath("env"); err == nil && (strings.HasPrefix(env, "/usr/") || strings.HasPrefix(env, "/bin/")) {
+		p.env = env
+	}
+	if err := p.openFiles(); err != nil {
+		return err
+	}
+	p.controls = proc.Detect()
+	return p.probe(ctx)
+}
+
+// detectDisk decides, from what this machine offers and what was asked,
+// how large workspaces are. As root, workspaces are mounts (in the hub):
+// a machine where root cannot mount cannot run sandboxes.
+func (p *Provider) detectDisk(ctx context.Context) error {
+	p.vol = volume.Detect()
+	if p.root {
+		if err := p.probeVolume(ctx, false); err != nil {
+			return unavailable(fmt.Sprintf("a root server mounts each task's workspace, and mounting fails here (%v)", err), "give skilld CAP_SYS_ADMIN")
+		}
+	}
+	switch {
+	case p.cfg.Disk < 0:
+		p.notes = append(p.notes, "disk: the workspace's size is not limited (turned off)")
+		return nil
+	case p.vol.Err == nil:
+		if err := p.probeVolume(ctx, true); err != nil {
+			p.vol.Err = err
+		}
+	}
+	if p.vol.Err != nil {
+		if p.cfg.Disk > 0 {
+			return unavailable(fmt.Sprintf("a disk limit of %s per task was asked for, and this machine cannot enforce one (%v)", sandbox.SizeText(p.cfg.Disk), p.vol.Err),
+				"run skilld as root on a machine with loop devices and mkfs.ext4, or start it without --sandbox-disk")
+		}
+		p.notes = append(p.notes, fmt.Sprintf("disk: the workspace's size is NOT limited: %v; a task can fill the file system of the work directory", p.vol.Err))
+		return nil
+	}
+	p.disk = cmp.Or(p.cfg.Disk, DefaultDisk)
+	return nil
+}
+
+// probeVolume makes, mounts and removes a small workspace volume (or, for
+// bind, a nosuid mount of a folder), so a machine that cannot is found at
+// start.
+func (p *Provider) probeVolume(ctx context.Context, sized bool) error {
+	dir, err := os.MkdirTemp(p.cfg.Root, ".probe-volume-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ws := filepath.Join(dir, "workspace")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		return err
+	}
+	if sized {
+		err = p.vol.Create(ctx, filepath.Join(dir, imageName), ws, volume.Spec{Size: volume.MinSize})
+	} else {
+		err = p.vol.Bind(ws, ws, false)
+	}
+	if err != nil {
+		return err
+	}
+	return volume.Unmount(ws)
+}
+
 func unavailable(what, fix string) error {
 	return skilld.Errorf(skilld.EUNAVAILABLE, "skill scripts cannot run in a sandbox here: %s; %s, or run skilld with --sandbox unsafe-host on a machine where skills are trusted (see docs/SANDBOX.md)", what, fix)
+}
+
+// passwd and group name the sandbox's users: nothing of the host's.
+const (
+	passwd = "root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:1000:1000:sandbox:/workspace:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+	group  = "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n"
+)
+
+// openFiles makes the sealed in-memory files bubblewrap reads for every
+// command: the system-call filter and the sandbox's user database.
+func (p *Provider) openFiles() error {
+	var err error
+	if p.passwd, err = sealed("skilld-passwd", []byte(passwd)); err != nil {
+		return err
+	}
+	if p.group, err = sealed("skilld-group", []byte(group)); err != nil {
+		return err
+	}
+	prog, err := seccomp.Program()
+	if err != nil {
+		p.notes = append(p.notes, "NO system-call filter: "+err.Error())
+		return nil
+	}
+	p.filter, err = sealed("skilld-seccomp", prog)
+	return err
+}
+
+// sealed is an in-memory file holding data that nobody can change.
+func sealed(name string, data []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("bwrap: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bwrap: %w", err)
+	}
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE|unix.F_SEAL_SEAL); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bwrap: %w", err)
+	}
+	return f, nil
+}
+
+// reopen opens f again, from its start: bubblewrap reads a descriptor to
+// its end, and commands run side by side.
+func reopen(f *os.File) (*os.File, error) {
+	return os.Open(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 }
 
 // probe runs `true` in a throwaway sandbox, so a machine where bubblewrap
@@ -131,7 +304,7 @@ func (p *Provider) probe(ctx context.Context) error {
 	rand.Read(b[:])
 	s, err := p.Create(ctx, sandbox.CreateParams{ID: ".probe-" + hex.EncodeToString(b[:])})
 	if err != nil {
-		return err
+		return unavailable(fmt.Sprintf("a sandbox cannot be made here (%s)", strings.TrimSpace(skilld.ErrorMessage(err))), "check the work directory's file system")
 	}
 	defer s.Destroy(context.WithoutCancel(ctx))
 	res, err := s.Exec(ctx, sandbox.ExecParams{Command: "true"})
@@ -140,7 +313,7 @@ func (p *Provider) probe(ctx context.Context) error {
 	}
 	if err != nil {
 		return unavailable(fmt.Sprintf("bubblewrap does not start here (%s)", strings.TrimSpace(skilld.ErrorMessage(err))),
-			"allow user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ also kernel.apparmor_restrict_unprivileged_userns=0) or run skilld as root")
+			"allow unprivileged user namespaces, which every command runs in (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10+ also kernel.apparmor_restrict_unprivileged_userns=0)")
 	}
 	return nil
 }
@@ -150,52 +323,86 @@ func (p *Provider) Name() string { return Name }
 
 // Info describes the isolation and the limits enforced here.
 func (p *Provider) Info() sandbox.Info {
-	// Without a pids cgroup, RLIMIT_NPROC counts a command's own
-	// processes only where each command has its own user namespace (not
-	// as root, where every sandbox shares the one unprivileged uid).
-	info := sandbox.Info{Provider: Name, Isolated: true, Enforced: p.controls.Enforced(!p.root), Notes: p.controls.Notes()}
-	if p.root {
-		info.Notes = append(info.Notes, fmt.Sprintf("commands run as uid %d, gid %d (setpriv after bwrap's setup as root)", p.uid, p.gid))
-	} else {
-		info.Notes = append(info.Notes, fmt.Sprintf("commands run as this user (uid %d) in a user namespace of their own", os.Geteuid()))
+	info := sandbox.Info{Provider: Name, Isolated: true, Enforced: p.controls.Enforced(true), Notes: p.controls.Notes()}
+	if p.disk > 0 {
+		info.Enforced[sandbox.LimitDisk] = diskText(p.disk)
 	}
+	if p.root {
+		info.Notes = append(info.Notes, fmt.Sprintf("each task runs as a host uid of its own, from %s, in a user namespace of its own (uid %d inside)", p.uids.Range(), SandboxUID))
+	} else {
+		info.Notes = append(info.Notes, fmt.Sprintf("commands run as this user (uid %d) in a user namespace of their own (uid %d inside); tasks share that uid in the host's view", os.Geteuid(), SandboxUID))
+	}
+	if p.filter != nil {
+		info.Notes = append(info.Notes, fmt.Sprintf("system-call filter: %d calls denied (keyrings, io_uring, perf, bpf, mounts, new user namespaces, …; docs/SANDBOX.md)", len(seccomp.Denied())))
+	}
+	info.Notes = append(info.Notes, p.notes...)
 	return info
 }
 
-// Close removes the provider's cgroup folders. Sandboxes still alive are
-// left as they are.
+func diskText(size int64) string {
+	return fmt.Sprintf("ext4 file system of %s and %d files per task (a loop-mounted sparse image), ENOSPC past it", sandbox.SizeText(size), volume.Inodes(size))
+}
+
+// Close closes the provider's files and removes its cgroup folders and its
+// hub. Sandboxes still alive keep their folders (a new provider reopens
+// them) but can no longer run commands.
 func (p *Provider) Close() error {
-	p.controls.Close()
+	if p.controls != nil {
+		p.controls.Close()
+	}
+	if p.hub != nil {
+		p.hub.close()
+	}
+	for _, f := range []*os.File{p.filter, p.passwd, p.group} {
+		if f != nil {
+			f.Close()
+		}
+	}
 	return nil
 }
 
-// Create makes a sandbox folder: <root>/<id>/workspace, owned by the user
-// commands run as, with an empty skills/ in it.
-func (p *Provider) Create(_ context.Context, c sandbox.CreateParams) (sandbox.Sandbox, error) {
+// Create makes a sandbox folder, <root>/<id>/workspace, with an empty
+// skills/ in it. As root, the sandbox gets a host uid of its own, which
+// owns the workspace, and the workspace is a mount of its own.
+func (p *Provider) Create(ctx context.Context, c sandbox.CreateParams) (sandbox.Sandbox, error) {
 	if err := checkID(c.ID); err != nil {
 		return nil, err
 	}
 	if err := sandbox.CheckEnv(c.Env); err != nil {
 		return nil, err
 	}
-	f, err := hostfs.NewFolder(Name, p.cfg.Root, c.ID, c.Reopen)
+	disk, err := p.diskFor(c.Disk)
 	if err != nil {
 		return nil, err
 	}
-	if p.root {
-		// The workspace belongs to the user commands run as, and so does
-		// every file the tools create in it.
-		f.Owner = &hostfs.Owner{UID: p.uid, GID: p.gid}
-		if err := os.Chown(f.Workspace, p.uid, p.gid); err != nil {
-			if !c.Reopen {
-				f.Destroy(context.Background())
-			}
-			return nil, fmt.Errorf("bwrap: creating the sandbox: %w", err)
-		}
+	s := &sb{p: p, id: c.ID, network: c.Network, env: sandbox.MergeEnv(sandbox.BaseEnv(), c.Env), limits: c.Limits.Or(p.limits), mounts: map[string]mount{}, disk: disk}
+	f, err := hostfs.NewFolder(Name, p.cfg.Root, c.ID, hostfs.FolderOptions{Reopen: c.Reopen, Prepare: func(dir string, fresh bool) (string, *hostfs.Owner, error) {
+		return s.prepare(ctx, dir, fresh)
+	}})
+	if err != nil {
+		return nil, err
 	}
-	s := &sb{Folder: f, p: p, network: c.Network, env: sandbox.MergeEnv(sandbox.BaseEnv(), c.Env), limits: c.Limits.Or(p.limits), mounts: map[string]mount{}}
+	s.Folder = f
 	f.Mounts = s.mountDirs
 	return s, nil
+}
+
+// List returns the IDs of the sandboxes in Root.
+func (p *Provider) List(context.Context) ([]string, error) { return hostfs.List(p.cfg.Root) }
+
+// diskFor is the size of a new workspace for a request: the provider's,
+// or less.
+func (p *Provider) diskFor(asked int64) (int64, error) {
+	if p.disk == 0 && p.vol.Err != nil {
+		return 0, sandbox.CheckDisk(asked, p.vol.Err.Error())
+	}
+	if err := sandbox.CheckDisk(asked, ""); err != nil || asked == 0 {
+		return p.disk, err
+	}
+	if p.disk > 0 {
+		asked = min(asked, p.disk)
+	}
+	return max(asked, volume.MinSize), nil
 }
 
 // checkID allows the provider's own probe name besides sandbox.CheckID's.

@@ -33,6 +33,12 @@ type Options struct {
 	// HostPaths are host folders commands must not see (the provider's
 	// own folders, a data directory); the suite adds its own.
 	HostPaths []string
+	// DiskPath is a folder on the file system that holds the provider's
+	// workspaces: the disk quota proof watches its free space.
+	DiskPath string
+	// UIDPerSandbox runs the proof that every sandbox runs as a host uid
+	// of its own (bwrap as root).
+	UIDPerSandbox bool
 }
 
 // CanaryEnv is set in the test process's environment: no command may see
@@ -61,6 +67,7 @@ func Run(t *testing.T, o Options) {
 			{"DestroyStopsCommands", s.destroyStopsCommands},
 			{"PlacedCopiesAreTheirOwn", s.placedCopiesAreTheirOwn},
 			{"ConcurrentSandboxesApart", s.concurrentApart},
+			{"LoaderVariablesRefused", s.loaderVariables},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
@@ -87,11 +94,22 @@ func Run(t *testing.T, o Options) {
 			{"MemoryLimit", s.memoryLimit},
 			{"CPULimit", s.cpuLimit},
 			{"PlacedSkillsImmutable", s.placedImmutable},
+			{"PreloadedLibrariesUnprivileged", s.preloadUnprivileged},
+			{"NoPrivilegedFiles", s.noPrivilegedFiles},
+			{"KeyringsClosed", s.keyringsClosed},
+			{"KernelSurfacesClosed", s.kernelSurfacesClosed},
+			{"NoInheritedDescriptors", s.noInheritedDescriptors},
+			{"OrdinaryWorkRuns", s.ordinaryWork},
+			{"PrivateTmp", s.privateTmp},
+			{"DiskQuota", s.diskQuota},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
 				c.fn(t)
 			})
+		}
+		if o.UIDPerSandbox {
+			t.Run("UIDPerSandbox", s.uidPerSandbox)
 		}
 	})
 }

@@ -75,6 +75,9 @@ func (p *Provider) Info() sandbox.Info {
 	}
 }
 
+// List returns the IDs of the sandboxes in the provider's folder.
+func (p *Provider) List(context.Context) ([]string, error) { return hostfs.List(p.root) }
+
 // Close removes the provider's cgroup folders.
 func (p *Provider) Close() error {
 	p.controls.Close()
@@ -89,7 +92,10 @@ func (p *Provider) Create(_ context.Context, c sandbox.CreateParams) (sandbox.Sa
 	if err := sandbox.CheckEnv(c.Env); err != nil {
 		return nil, err
 	}
-	f, err := hostfs.NewFolder(Name, p.root, c.ID, c.Reopen)
+	if err := sandbox.CheckDisk(c.Disk, "unsafe-host runs commands in a plain folder of the host"); err != nil {
+		return nil, err
+	}
+	f, err := hostfs.NewFolder(Name, p.root, c.ID, hostfs.FolderOptions{Reopen: c.Reopen})
 	if err != nil {
 		return nil, err
 	}

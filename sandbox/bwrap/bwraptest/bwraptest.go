@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld/sandbox/bwrap"
+	"github.com/skilld/skilld/sandbox/internal/hostfs"
+	"github.com/skilld/skilld/sandbox/internal/volume"
 )
 
 // New returns a provider whose sandboxes live in <Config.Root>/<id> (the
@@ -25,7 +27,10 @@ func New(t testing.TB) (*bwrap.Provider, bwrap.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close() })
+	t.Cleanup(func() {
+		p.Close()
+		UnmountAll(t, cfg.Root)
+	})
 	return p, cfg
 }
 
@@ -44,4 +49,19 @@ func Require(t testing.TB) {
 // Workspace is the host folder of sandbox id's /workspace.
 func Workspace(cfg bwrap.Config, id string) string {
 	return filepath.Join(cfg.Root, id, "workspace")
+}
+
+// Sandboxes lists the sandbox folders under a provider's Root (a missing
+// Root holds none); the provider's own state there (names starting with a
+// dot) is not a sandbox.
+func Sandboxes(root string) ([]string, error) { return hostfs.List(root) }
+
+// UnmountAll takes away every mount under dir: the sandboxes a test kept
+// are mounts of their own as root, and the test's folder cannot go
+// while they are there.
+func UnmountAll(t testing.TB, dir string) {
+	t.Helper()
+	if err := volume.UnmountAll(dir); err != nil {
+		t.Errorf("unmounting the kept sandboxes: %v", err)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/sandbox"
@@ -26,38 +27,98 @@ type Folder struct {
 	dir      string
 }
 
-// NewFolder creates <root>/<id>/workspace/skills. An ID in use is
-// ECONFLICT, unless reopen is set: then an existing sandbox folder is
-// taken over with its files (a task resumed after a restart). On any
-// failure nothing new is left.
-func NewFolder(provider, root, id string, reopen bool) (*Folder, error) {
+// FolderOptions shape NewFolder.
+type FolderOptions struct {
+	// Reopen takes over an existing sandbox folder with its files (a task
+	// resumed after a restart) instead of refusing its ID.
+	Reopen bool
+	// Prepare, when set, makes the workspace instead of NewFolder: given
+	// the sandbox's folder (just made and empty, or found on reopen:
+	// fresh tells which), it returns the host folder behind /workspace
+	// (in the sandbox's folder or elsewhere) and who owns what is made in
+	// it (nil: the server's user). When it fails for a fresh sandbox, the
+	// folder is removed; Prepare undoes its own work first.
+	Prepare func(dir string, fresh bool) (workspace string, owner *Owner, err error)
+}
+
+// NewFolder creates <root>/<id> with a workspace holding an empty skills/
+// (<root>/<id>/workspace unless o.Prepare says otherwise). An ID in use is
+// ECONFLICT, unless o.Reopen is set: then an existing sandbox folder is
+// taken over with its files. On any failure nothing new is left.
+func NewFolder(provider, root, id string, o FolderOptions) (*Folder, error) {
 	dir := filepath.Join(root, id)
-	f := &Folder{View: &View{Workspace: filepath.Join(dir, "workspace")}, provider: provider, id: id, dir: dir}
+	f := &Folder{View: &View{}, provider: provider, id: id, dir: dir}
+	fresh := true
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%s: creating the sandbox: %w", provider, err)
 		}
-		if !reopen {
+		if !o.Reopen {
 			return nil, skilld.Errorf(skilld.ECONFLICT, "sandbox %q exists", id)
 		}
-		// Only a real folder with a real workspace in it is taken over,
-		// never a link somewhere else.
+		// Only a real folder is taken over, never a link somewhere else.
 		if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
 			return nil, skilld.Errorf(skilld.ECONFLICT, "sandbox %q exists and is not a sandbox folder", id)
 		}
-		if info, err := os.Lstat(f.Workspace); err == nil && info.IsDir() {
-			return f, nil
-		}
-		if err := os.Mkdir(f.Workspace, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		fresh = false
+	}
+	fail := func(err error) (*Folder, error) {
+		if !fresh {
 			return nil, fmt.Errorf("%s: reopening the sandbox: %w", provider, err)
 		}
-		return f, nil
-	}
-	if err := os.MkdirAll(filepath.Join(f.Workspace, sandbox.SkillsDir), 0o755); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%s: creating the sandbox: %w", provider, err)
 	}
+	prepare := o.Prepare
+	if prepare == nil {
+		prepare = func(dir string, _ bool) (string, *Owner, error) {
+			ws := filepath.Join(dir, "workspace")
+			return ws, nil, EnsureDir(ws, nil)
+		}
+	}
+	ws, owner, err := prepare(dir, fresh)
+	if err != nil {
+		return fail(err)
+	}
+	f.Workspace, f.Owner = ws, owner
+	if err := EnsureDir(filepath.Join(ws, sandbox.SkillsDir), owner); err != nil {
+		return fail(err)
+	}
 	return f, nil
+}
+
+// List returns the sandbox IDs under root (a missing root holds none); a
+// provider's own state there (names starting with a dot) is not one.
+func List(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, err
+}
+
+// EnsureDir makes a folder (mode 0755) given to owner, unless it is one
+// already; something else in its place is an error.
+func EnsureDir(p string, owner *Owner) error {
+	if info, err := os.Lstat(p); err == nil {
+		if !info.IsDir() {
+			return fmt.Errorf("%s is not a folder", p)
+		}
+		return nil
+	}
+	if err := os.Mkdir(p, 0o755); err != nil {
+		return err
+	}
+	if owner != nil {
+		return os.Lchown(p, owner.UID, owner.GID)
+	}
+	return nil
 }
 
 func (f *Folder) ID() string       { return f.id }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/skilld/skilld/sandbox"
 )
 
@@ -32,6 +34,7 @@ type Controls struct {
 // Detect looks at what this machine offers; it never fails, but notes what
 // it could not use.
 func Detect() *Controls {
+	closeOnExec()
 	c := &Controls{}
 	c.cg, c.notes = detectCgroups()
 	if p, err := exec.LookPath("prlimit"); err == nil {
@@ -45,6 +48,22 @@ func Detect() *Controls {
 		c.sh = "/bin/sh"
 	}
 	return c
+}
+
+// closeOnExec marks every descriptor above standard error close-on-exec.
+// Go opens its own files so, but a descriptor this process inherited
+// open (from a shell or a supervisor) would otherwise pass to every
+// command it starts, sandboxed ones included.
+func closeOnExec() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 // Close removes the cgroup folders of this process.
@@ -106,6 +125,14 @@ type Spec struct {
 	Dir        string
 	ExtraFiles []*os.File
 	Limits     sandbox.Limits
+	// Credential, when set, is the user the command starts as (a root
+	// server's sandbox uid): from its first instruction, before it joins
+	// its cgroups, which are made writable to that user for it.
+	Credential *syscall.Credential
+	// Nproc sets RLIMIT_NPROC to Limits.Processes where no pids cgroup
+	// bounds processes. Only for a command starting as a uid of its own:
+	// the limit counts every process of the uid on the host.
+	Nproc bool
 }
 
 // Outcome is how the command ended.
@@ -138,6 +165,12 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		if g, err = c.cg.newGroup(lim.Memory, lim.Processes); err != nil {
 			return nil, err
 		}
+		if spec.Credential != nil {
+			if err := g.giveTo(int(spec.Credential.Uid), int(spec.Credential.Gid)); err != nil {
+				g.remove()
+				return nil, err
+			}
+		}
 	}
 	argv := spec.Argv
 	if c.prlimit != "" {
@@ -145,6 +178,9 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		pre := []string{c.prlimit, fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1), "--core=0"}
 		if !c.has(ctlMemory) {
 			pre = append(pre, "--data="+strconv.FormatInt(lim.Memory, 10))
+		}
+		if spec.Nproc && !c.has(ctlPids) {
+			pre = append(pre, "--nproc="+strconv.Itoa(lim.Processes))
 		}
 		argv = append(append(pre, "--"), argv...)
 	}
@@ -164,7 +200,7 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	cmd.Stdout, cmd.Stderr = w, w
 	// Its own process group, so a kill reaches what it started; and killed
 	// if this process dies first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: spec.Credential}
 	start := time.Now()
 	err = cmd.Start()
 	w.Close()
