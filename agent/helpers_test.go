@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -111,16 +110,6 @@ func ofType(events []agent.Event, typ string) []agent.Event {
 }
 
 func exampleDir(name string) string { return filepath.Join("..", "examples", "skills", name) }
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // newSandbox returns a sandbox for runtime tests: unsafehost, whose real
 // processes and files serve the runtime's logic without needing bubblewrap

@@ -64,9 +64,6 @@ func (p *replay) skipMarkers() int {
 	return p.pos
 }
 
-// abandon ends the replay: nothing after the cursor is used.
-func (p *replay) abandon() { p.entries = p.entries[:p.pos] }
-
 // answered counts the model calls the log answered: the turns, and the
 // compactions that asked for a summary.
 func (p *replay) answered() int {
@@ -152,13 +149,6 @@ func eventData(e LogEntry) map[string]any {
 	var ev Event
 	json.Unmarshal(e.Payload, &ev)
 	return ev.Data
-}
-
-func (p *replay) at(i int) (LogEntry, bool) {
-	if i < len(p.entries) {
-		return p.entries[i], true
-	}
-	return LogEntry{}, false
 }
 
 // message decodes a message entry.

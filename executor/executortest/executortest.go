@@ -127,19 +127,6 @@ func waitStatus(t *testing.T, e *Env, id string, st skilld.TaskStatus) *skilld.T
 	return waitFor(t, e, id, string(st), func(task *skilld.Task) bool { return task.Status == st })
 }
 
-// waitLogged polls a task's log until an event of type typ is in it.
-func waitLogged(t *testing.T, e *Env, id, typ string) {
-	t.Helper()
-	waitFor(t, e, id, "a "+typ+" event", func(*skilld.Task) bool {
-		for _, ev := range events(t, e, id) {
-			if ev.Type == typ {
-				return true
-			}
-		}
-		return false
-	})
-}
-
 // events reads a task's whole log as events.
 func events(t *testing.T, e *Env, id string) []agent.Event {
 	t.Helper()
