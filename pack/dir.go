@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/ctxio"
 )
 
 // ReadDir reads the directory tree at root into a package. The directory is
@@ -131,7 +132,7 @@ func (w *dirWalker) readFile(r *os.Root, name, p string) (File, error) {
 		return File{}, err
 	}
 	data := make([]byte, size)
-	if _, err := io.ReadFull(ctxReader{w.ctx, fh}, data); err != nil {
+	if _, err := io.ReadFull(ctxio.Reader(w.ctx, fh), data); err != nil {
 		if w.ctx.Err() != nil {
 			return File{}, w.ctx.Err()
 		}

@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"context"
 	"io"
 	"math"
 	"strings"
@@ -68,20 +67,6 @@ func commonTop(files []File) string {
 		}
 	}
 	return top
-}
-
-// ctxReader stops a long read (a big gzip stream, a slow disk) as soon as
-// the context is done, not only between entries.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // maxPrealloc caps the memory reserved up front from a declared size. With

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/ctxio"
 )
 
 // ReadTar reads an uncompressed tar stream into a package. A tar has no
@@ -83,7 +84,7 @@ func inflate(ctx context.Context, r io.Reader, maxRatio int64, read func(g *rati
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	in := &countingReader{r: ctxReader{ctx, r}}
+	in := &countingReader{r: ctxio.Reader(ctx, r)}
 	zr, err := gzip.NewReader(in)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"io/fs"
+
+	"github.com/skilld/skilld/internal/ctxio"
 )
 
 // TarEntryType is the kind of an entry reported by WalkTarGz.
@@ -109,7 +111,7 @@ func walkTar(ctx context.Context, r io.Reader, g *ratioGuard, fn func(e TarEntry
 		}
 		return errBadArchive(cause, format, args...)
 	}
-	tr := tar.NewReader(ctxReader{ctx, r})
+	tr := tar.NewReader(ctxio.Reader(ctx, r))
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

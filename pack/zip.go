@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/ctxio"
 )
 
 // ReadZip reads a zip archive of size bytes from r into a package.
@@ -113,7 +114,7 @@ func readZipEntry(ctx context.Context, inf *inflater, f *zip.File, path string, 
 	if f.Method == zip.Deflate {
 		src = inf.reader(raw)
 	}
-	data, err := readBounded(ctxReader{ctx, src}, want)
+	data, err := readBounded(ctxio.Reader(ctx, src), want)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
