@@ -1,6 +1,10 @@
 package skilld
 
-import "time"
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
 
 // Agent is a stored agent configuration: what the runtime needs to start a
 // task, with the skills attached to it.
@@ -44,9 +48,9 @@ const ToolsetSkills = "skills"
 
 // SandboxSettings shape the sandbox a task's commands run in.
 type SandboxSettings struct {
-	// Network lets commands reach the network (the server must allow it);
-	// by default they have only their own loopback.
-	Network bool `json:"network,omitempty"`
+	// Network says what commands may reach: by default nothing but their
+	// own loopback; the server must allow more (--sandbox-network).
+	Network NetworkSettings `json:"network,omitzero"`
 	// Env holds variables added to every command's environment. Nothing
 	// of the server's own environment reaches a command, and variables
 	// that change how programs load or start (LD_*, MALLOC_*,
@@ -55,6 +59,71 @@ type SandboxSettings struct {
 	// Disk lowers the server's limit on the disk space of a task's
 	// workspace ("512MiB"); it cannot raise it.
 	Disk string `json:"disk,omitempty"`
+	// Rootfs names the root file system commands run on, one the server
+	// offers (--sandbox-rootfs); empty is the server's default.
+	Rootfs string `json:"rootfs,omitempty"`
+}
+
+// NetworkSettings say what a task's commands may reach, always through the
+// sandbox's allowlist proxy: nothing (false, the default); the public web
+// (true: any public host on ports 80 and 443); or the hosts of Allow
+// ({"allow": ["api.example.com", "*.example.org", "127.0.0.1:9443"]}).
+// It is JSON true, false or that object.
+type NetworkSettings struct {
+	// Enabled says the network is used at all (always, with Allow).
+	Enabled bool
+	// Allow are the hosts commands may reach; empty with Enabled is the
+	// public web.
+	Allow []string
+}
+
+// On reports that commands use the network (Enabled, or hosts to allow).
+func (n NetworkSettings) On() bool { return n.Enabled || len(n.Allow) > 0 }
+
+// IsZero reports no network.
+func (n NetworkSettings) IsZero() bool { return !n.On() }
+
+func (n NetworkSettings) MarshalJSON() ([]byte, error) {
+	if len(n.Allow) > 0 {
+		return json.Marshal(struct {
+			Allow []string `json:"allow"`
+		}{n.Allow})
+	}
+	return json.Marshal(n.On())
+}
+
+func (n *NetworkSettings) UnmarshalJSON(b []byte) error {
+	var on bool
+	if err := json.Unmarshal(b, &on); err == nil {
+		*n = NetworkSettings{Enabled: on}
+		return nil
+	}
+	var v struct {
+		Allow []string `json:"allow"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return Errorf(EINVALID, "config.sandbox.network must be true, false or {\"allow\": [hosts]}: %v", err)
+	}
+	// An object names hosts; naming none allows none (never the web).
+	*n = NetworkSettings{Enabled: len(v.Allow) > 0, Allow: v.Allow}
+	return nil
+}
+
+// ValidRootfsName reports whether name may name a root file system:
+// letters, digits, '.', '_' and '-', at most 64, starting with a letter or
+// digit.
+func ValidRootfsName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || i > 0 && (r == '.' || r == '_' || r == '-')) {
+			return false
+		}
+	}
+	return true
 }
 
 // ContextSettings are the context-budget knobs of an agent. Zero values

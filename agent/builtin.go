@@ -105,6 +105,14 @@ func (r *run) shell(ctx context.Context, p shellParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	for _, e := range res.Egress {
+		typ := EventSandboxEgress
+		if !e.Allowed {
+			typ = EventSandboxEgressDenied
+		}
+		r.emit(ctx, typ, map[string]any{"host": e.Host, "port": e.Port, "ip": e.IP, "method": e.Method, "entry": e.Entry, "status": e.Status,
+			"reason": e.Reason, "bytes_up": e.BytesUp, "bytes_down": e.BytesDown, "duration_ms": e.DurationMS})
+	}
 	out := string(res.Output)
 	if !utf8.ValidString(out) {
 		out = strings.ToValidUTF8(out, "\ufffd")

@@ -27,11 +27,14 @@ const (
 	EventSkillMaterialized = "skill.materialized"
 	EventCatalogShortened  = "catalog.shortened"
 	EventSandboxReady      = "sandbox.ready"
-	EventContextChanged    = "context.changed"
-	EventSkillUnloaded     = "skill.unloaded"
-	EventContextWarning    = "context.warning"
-	EventContextCompacted  = "context.compacted"
-	EventToolPreapproved   = "tool.preapproved"
+	// A command's connection through the sandbox's proxy, and a refusal.
+	EventSandboxEgress       = "sandbox.egress"
+	EventSandboxEgressDenied = "sandbox.egress.denied"
+	EventContextChanged      = "context.changed"
+	EventSkillUnloaded       = "skill.unloaded"
+	EventContextWarning      = "context.warning"
+	EventContextCompacted    = "context.compacted"
+	EventToolPreapproved     = "tool.preapproved"
 )
 
 // Event is one thing that happened in a run. It is JSON-encoded flat:

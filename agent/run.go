@@ -322,13 +322,20 @@ func (r *run) main(ctx context.Context) {
 	// comes after task.started, as before.
 	builtins, err := r.builtinTools()
 	withheld := r.withheldTools(builtins)
-	r.emit(ctx, EventTaskStarted, map[string]any{"input_chars": len(r.task.Input), "skills": len(r.cfg.Skills) + len(r.cfg.GoSkills), "window": r.cfg.Window,
+	started := map[string]any{"input_chars": len(r.task.Input), "skills": len(r.cfg.Skills) + len(r.cfg.GoSkills), "window": r.cfg.Window,
 		"placement": r.cfg.Placement, "max_loaded": r.cfg.MaxLoaded, "max_messages": r.cfg.MaxMessages, "compaction": !r.cfg.NoCompaction,
-		"tools_withheld": len(withheld), "withheld_tools": withheld})
+		"tools_withheld": len(withheld), "withheld_tools": withheld}
+	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil && i.Rootfs != nil {
+		started["rootfs"] = i.Rootfs
+	}
+	r.emit(ctx, EventTaskStarted, started)
 	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil {
 		data := map[string]any{"provider": i.Provider, "isolated": i.Isolated, "enforced": i.Enforced}
 		if len(i.Notes) > 0 {
 			data["notes"] = i.Notes
+		}
+		if i.Rootfs != nil {
+			data["rootfs"] = i.Rootfs
 		}
 		if i.Warning != "" {
 			data["warning"] = i.Warning

@@ -321,7 +321,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	if err != nil {
 		return nil, nil, err
 	}
-	if snap.Sandbox.Network && !l.cfg.AllowNetwork {
+	if snap.Sandbox.Network.On() && !l.cfg.AllowNetwork {
 		return nil, nil, skilld.Errorf(skilld.EFORBIDDEN, "agent %q asks for network access in its sandbox (config.sandbox.network), which this server does not allow; start it with --sandbox-network to allow it", snap.AgentName)
 	}
 	rm, err := l.openModel(snap.AgentName, snap.Model, snap.Context.Window, opts)
@@ -338,7 +338,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		return nil, nil, err
 	}
 	// A resumed task goes on in its own sandbox, with its files.
-	sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: t.ID, Network: snap.Sandbox.Network, Env: env, Disk: disk, Reopen: true})
+	sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: t.ID, Network: snap.Sandbox.Network.On(), Allow: snap.Sandbox.Network.Allow, Env: env, Disk: disk, Rootfs: snap.Sandbox.Rootfs, Reopen: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the sandbox: %w", err)
 	}

@@ -54,7 +54,7 @@ func TestTaskSandbox(t *testing.T) {
 func TestNetworkNeedsTheOperator(t *testing.T) {
 	f := newFixture(t, sqlite)
 	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "net", Config: skilld.AgentConfig{Model: "test:m",
-		Sandbox: skilld.SandboxSettings{Network: true}}})
+		Sandbox: skilld.SandboxSettings{Network: skilld.NetworkSettings{Enabled: true}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,13 @@ func selfEncoded() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
 		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
 		reflect.TypeFor[agent.Event]():     taskEventSchema(),
+		reflect.TypeFor[skilld.NetworkSettings](): {
+			Description: "what the agent's commands may reach, through the sandbox's allowlist proxy: false (nothing, the default), " +
+				"true (the public web: any public host on ports 80 and 443) or the hosts of allow; the server must allow it (--sandbox-network)",
+			OneOf: []*jsonschema.Schema{{Type: "boolean"}, {Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+				Properties: map[string]*jsonschema.Schema{"allow": {Type: "array", Items: &jsonschema.Schema{Type: "string"},
+					Description: `hosts: "api.example.com" (ports 80 and 443), "*.example.org", "example.com:8443", "127.0.0.1:9443"; none allows nothing`}}}},
+		},
 	}
 }
 

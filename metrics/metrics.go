@@ -65,6 +65,8 @@ type Metrics struct {
 	execDuration  prometheus.Histogram
 	execErrors    prometheus.Counter
 	limitKills    *prometheus.CounterVec
+	egress        *prometheus.CounterVec
+	egressBytes   *prometheus.CounterVec
 }
 
 // New returns the metrics of one server, registered on a registry of
@@ -89,6 +91,8 @@ func New(cfg Config) *Metrics {
 	m.toolCalls = counter("tool_calls_total", "Tool results, by tool and result (ok, error).", "tool", "result")
 	m.compactions = counter("context_compactions_total", "Context compactions, by result (summarized, failed).", "result")
 	m.limitKills = counter("sandbox_limit_kills_total", "Sandbox commands killed by a limit, by limit.", "limit")
+	m.egress = counter("sandbox_egress_total", "Connections of sandbox commands through their proxy, by result (allowed, denied).", "result")
+	m.egressBytes = counter("sandbox_egress_bytes_total", "Bytes through sandbox proxies, by direction (up: from the sandbox, down: to it).", "direction")
 	m.activations = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "skill_activations_total", Help: "Skills activated."})
 	m.refusals = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "skill_refusals_total", Help: "Skill activations refused (over budget, withheld, not found)."})
 	m.toolsWithheld = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "tools_withheld_total", Help: "Tools the tool policy withheld, summed over task starts."})
@@ -96,7 +100,7 @@ func New(cfg Config) *Metrics {
 		Help: "How long sandbox commands ran.", Buckets: execBuckets})
 	m.execErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "sandbox_exec_errors_total", Help: "Sandbox commands that could not run at all."})
 	m.reg.MustRegister(m.httpDuration, m.errors, m.runs, m.modelCalls, m.modelErrors, m.modelTokens, m.modelDuration,
-		m.toolCalls, m.activations, m.refusals, m.compactions, m.toolsWithheld, m.execDuration, m.execErrors, m.limitKills,
+		m.toolCalls, m.activations, m.refusals, m.compactions, m.toolsWithheld, m.execDuration, m.execErrors, m.limitKills, m.egress, m.egressBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Known label values start at 0, so the series exist (and rates work)
 	// before the first occurrence.

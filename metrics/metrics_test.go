@@ -29,7 +29,8 @@ func TestRunEvents(t *testing.T) {
 	run.Event(agent.Event{Type: agent.EventContextCompacted, Data: map[string]any{"summarized": true}})
 	run.Event(agent.Event{Type: agent.EventSkillRefused, Data: map[string]any{"skill": "x"}})
 	run.Event(agent.Event{Type: agent.EventToolResult, Data: map[string]any{"tool": "shell", "is_error": true, "error_code": "invalid"}})
-	run.SandboxExec(&sandbox.Result{Duration: 3 * time.Second, Limit: sandbox.LimitMemory}, nil)
+	run.SandboxExec(&sandbox.Result{Duration: 3 * time.Second, Limit: sandbox.LimitMemory,
+		Egress: []sandbox.EgressEvent{{Host: "a.example", Allowed: true, BytesUp: 10, BytesDown: 200}, {Host: "b.example"}}}, nil)
 	run.SandboxExec(nil, errors.New("no bwrap"))
 	run.Event(agent.Event{Type: agent.EventLLMCallStarted, Time: t0})
 	run.Event(agent.Event{Type: agent.EventTaskFailed, Data: map[string]any{"error": "model down"}})
@@ -53,6 +54,10 @@ func TestRunEvents(t *testing.T) {
 		{"skilld_errors_total", map[string]string{"source": "executor", "backend": "database", "code": "unavailable"}, 1},
 		{"skilld_errors_total", map[string]string{"source": "executor", "backend": "blob", "code": "unavailable"}, 0},
 		{"skilld_sandbox_limit_kills_total", map[string]string{"limit": "memory"}, 1},
+		{"skilld_sandbox_egress_total", map[string]string{"result": "allowed"}, 1},
+		{"skilld_sandbox_egress_total", map[string]string{"result": "denied"}, 1},
+		{"skilld_sandbox_egress_bytes_total", map[string]string{"direction": "up"}, 10},
+		{"skilld_sandbox_egress_bytes_total", map[string]string{"direction": "down"}, 200},
 		{"skilld_task_runs_total", map[string]string{"outcome": "failed"}, 1},
 		{"skilld_tool_calls_total", map[string]string{"tool": "shell", "result": "error"}, 1},
 	} {

@@ -91,6 +91,16 @@ func (r *runRecorder) SandboxExec(res *sandbox.Result, err error) {
 		if res.Limit != "" {
 			r.m.limitKills.WithLabelValues(res.Limit).Inc()
 		}
+		// Cardinality stays fixed: hosts are in the task's log, not here.
+		for _, e := range res.Egress {
+			result := "allowed"
+			if !e.Allowed {
+				result = "denied"
+			}
+			r.m.egress.WithLabelValues(result).Inc()
+			r.m.egressBytes.WithLabelValues("up").Add(float64(e.BytesUp))
+			r.m.egressBytes.WithLabelValues("down").Add(float64(e.BytesDown))
+		}
 	}
 }
 

@@ -146,6 +146,31 @@ type Result struct {
 	// Limits are the limits the command ran with.
 	Limits   Limits
 	Duration time.Duration
+	// Egress are the network connections the command made through the
+	// sandbox's proxy, and those it refused, in the order they ended.
+	Egress []EgressEvent
+}
+
+// EgressEvent is one connection through a sandbox's proxy, or a refusal.
+type EgressEvent struct {
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	// IP is the address connected to (or the one that got a name
+	// refused).
+	IP     string `json:"ip,omitempty"`
+	Method string `json:"method,omitempty"`
+	// Allowed says the allowlist let it through; Reason says why not, or
+	// why an allowed connection failed.
+	Allowed bool   `json:"allowed"`
+	Reason  string `json:"reason,omitempty"`
+	// Entry is the allowlist entry that let it through ("*" for the public
+	// web).
+	Entry     string `json:"entry,omitempty"`
+	Status    int    `json:"status,omitempty"`
+	BytesUp   int64  `json:"bytes_up"`
+	BytesDown int64  `json:"bytes_down"`
+	// DurationMS is how long the connection lasted.
+	DurationMS int64 `json:"duration_ms"`
 }
 
 // Summary is the line a tool result ends with: the exit status, or which

@@ -55,9 +55,15 @@ type CreateParams struct {
 	// '_'.
 	ID string
 	// Network lets commands reach the network; without it they have only
-	// their own loopback. Providers that cannot isolate the network
-	// ignore it (Info.Isolated is false).
+	// their own loopback. An isolating provider lets them through an
+	// allowlist proxy only: to the hosts of Allow, or, when Allow is
+	// empty, to the public web (any public host on ports 80 and 443).
+	// Providers that cannot isolate the network ignore both (Info.Isolated
+	// is false).
 	Network bool
+	// Allow are the hosts commands may reach ("api.example.com",
+	// "*.example.org", "example.com:8443", "127.0.0.1:9443").
+	Allow []string
 	// Env holds "NAME=value" pairs added to the minimal environment of
 	// every command (PATH, HOME, TMPDIR, LANG). Nothing of the server's
 	// own environment reaches a command otherwise.
@@ -70,6 +76,10 @@ type CreateParams struct {
 	// A provider that cannot enforce a limit refuses a positive one
 	// (EUNAVAILABLE); a negative one is EINVALID.
 	Disk int64
+	// Rootfs names the root file system commands run on, one the
+	// provider was configured with ("" its default). A provider without
+	// such roots refuses a name (EUNAVAILABLE).
+	Rootfs string
 	// Reopen takes over the sandbox of this ID if it exists — its
 	// workspace files as the task left them — instead of refusing it: a
 	// task resumed after a restart goes on in its own folder. Placed
@@ -162,4 +172,15 @@ type Info struct {
 	Notes []string `json:"notes,omitempty"`
 	// Warning, when set, must be shown loudly: at start and on every task.
 	Warning string `json:"warning,omitempty"`
+	// Rootfs is the root file system commands see: the provider's default
+	// in its Info, a sandbox's own in the Info of a Described sandbox.
+	Rootfs *RootfsInfo `json:"rootfs,omitempty"`
+}
+
+// RootfsInfo names a root file system and its content: "host" and
+// "host" for the server's own system folders; an image's manifest digest
+// ("sha256:…"); a directory's "tree-sha256:…" over its listing.
+type RootfsInfo struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/egress"
 	"github.com/skilld/skilld/store"
 )
 
@@ -185,6 +186,14 @@ func checkSandbox(sb skilld.SandboxSettings) error {
 	}
 	if _, err := SandboxDisk(sb); err != nil {
 		return err
+	}
+	if len(sb.Network.Allow) > 0 {
+		if _, err := egress.ParseAllowlist(sb.Network.Allow); err != nil {
+			return invalidField("config.sandbox.network", "%s", skilld.ErrorMessage(err))
+		}
+	}
+	if sb.Rootfs != "" && !skilld.ValidRootfsName(sb.Rootfs) {
+		return invalidField("config.sandbox.rootfs", "%q is not a root's name: letters, digits, '.', '_' and '-'", sb.Rootfs)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -35,6 +36,12 @@ func testAgentSandboxRules(t *testing.T, open storetest.Opener) {
 			t.Errorf("%s=%s: %v", name, value, err)
 		}
 	}
+	for _, allow := range [][]string{{"https://example.com/"}, {"*"}, {"example.com:99999"}, {""}} {
+		_, err := e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "net", Config: skilld.AgentConfig{Sandbox: skilld.SandboxSettings{Network: skilld.NetworkSettings{Allow: allow}}}})
+		if f, _ := field(err); f != "config.sandbox.network" {
+			t.Errorf("allow %q: %v", allow, err)
+		}
+	}
 	for _, disk := range []string{"lots", "-1GiB", "1MiB", "2 parsecs"} {
 		_, err := e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "disk", Config: skilld.AgentConfig{Sandbox: skilld.SandboxSettings{Disk: disk}}})
 		if f, _ := field(err); f != "config.sandbox.disk" {
@@ -58,5 +65,33 @@ func testAgentSandboxRules(t *testing.T, open storetest.Opener) {
 	}
 	if page := must[*service.TaskPage](t)(e.svc.ListTasks(ctx, e.member, service.ListTasksParams{})); page.Total != 0 {
 		t.Errorf("a refused start recorded a task: %+v", page)
+	}
+}
+
+// TestNetworkSettingsJSON: config.sandbox.network is true, false or
+// {"allow": [hosts]}, and reads back as it was written.
+func TestNetworkSettingsJSON(t *testing.T) {
+	for in, want := range map[string]skilld.NetworkSettings{
+		`true`: {Enabled: true}, `false`: {}, `null`: {}, `{"allow": ["api.example.com"]}`: {Enabled: true, Allow: []string{"api.example.com"}},
+		`{"allow": []}`: {}, `{}`: {},
+	} {
+		var got skilld.NetworkSettings
+		if err := json.Unmarshal([]byte(in), &got); err != nil || got.On() != want.On() || strings.Join(got.Allow, ",") != strings.Join(want.Allow, ",") {
+			t.Errorf("%s: %+v, %v", in, got, err)
+		}
+		out, _ := json.Marshal(skilld.SandboxSettings{Network: got})
+		var back skilld.SandboxSettings
+		if err := json.Unmarshal(out, &back); err != nil || back.Network.On() != got.On() || len(back.Network.Allow) != len(got.Allow) {
+			t.Errorf("%s wrote %s", in, out)
+		}
+	}
+	for _, bad := range []string{`"yes"`, `{"hosts": ["x"]}`, `[1]`, `{"allow": "x"}`} {
+		var n skilld.NetworkSettings
+		if err := json.Unmarshal([]byte(bad), &n); err == nil {
+			t.Errorf("%s was read as %+v", bad, n)
+		}
+	}
+	if out, _ := json.Marshal(skilld.SandboxSettings{}); string(out) != "{}" {
+		t.Errorf("no network writes %s", out)
 	}
 }

@@ -213,8 +213,8 @@ func testAgents(t *testing.T, open storetest.Opener) {
 		}
 	}
 	withEnv := must[*skilld.Agent](t)(e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "with-env",
-		Config: skilld.AgentConfig{Sandbox: skilld.SandboxSettings{Network: true, Env: map[string]string{"LOG_LEVEL": "debug"}}}}))
-	if got := must[*skilld.Agent](t)(e.svc.GetAgent(ctx, e.viewer, service.GetAgentParams{AgentRef: service.AgentRef{ID: withEnv.ID}})); !got.Config.Sandbox.Network || got.Config.Sandbox.Env["LOG_LEVEL"] != "debug" {
+		Config: skilld.AgentConfig{Sandbox: skilld.SandboxSettings{Network: skilld.NetworkSettings{Allow: []string{"api.example.com"}}, Env: map[string]string{"LOG_LEVEL": "debug"}}}}))
+	if got := must[*skilld.Agent](t)(e.svc.GetAgent(ctx, e.viewer, service.GetAgentParams{AgentRef: service.AgentRef{ID: withEnv.ID}})); !got.Config.Sandbox.Network.Enabled || got.Config.Sandbox.Network.Allow[0] != "api.example.com" || got.Config.Sandbox.Env["LOG_LEVEL"] != "debug" {
 		t.Errorf("sandbox settings not kept: %+v", got.Config.Sandbox)
 	}
 	e.svc.DeleteAgent(ctx, e.member, service.DeleteAgentParams{AgentRef: service.AgentRef{ID: withEnv.ID}})

@@ -51,6 +51,7 @@ func commands() []command {
 		{"validate", "check skills against the Agent Skills specification", runValidate},
 		{"pack", "print the content digest and manifest of a skill package", runPack},
 		{"version", "print the skilld version", runVersion},
+		{"sandbox", "build root file systems for the sandbox", runGroup("sandbox", sandboxCommands())},
 
 		// Clients of a running server (--server, --token, --workspace).
 		{"skills", "manage the workspace's skills", runGroup("skills", skillsCommands())},

@@ -30,6 +30,7 @@ type sandboxFlags struct {
 	uids      string
 	disk      string
 	paths     pathList
+	rootfs    pathList
 }
 
 func (f *sandboxFlags) register(fs *flag.FlagSet) {
@@ -51,6 +52,10 @@ func (f *sandboxFlags) register(fs *flag.FlagSet) {
 		"the most disk space one task's workspace may use, such as 2GiB; off for no limit (default: 2GiB where\n"+
 			"it can be enforced, which needs root, loop devices and mkfs.ext4; a value given must be enforced)\n(env SKILLD_SANDBOX_DISK)")
 	f.paths = pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_SANDBOX_PATHS"))}
+	f.rootfs = pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_SANDBOX_ROOTFS"))}
+	fs.Var(&f.rootfs, "sandbox-rootfs", "the root file system commands run on: a folder (skilld sandbox rootfs build makes one), an OCI image\n"+
+		"archive (docker save, podman save, skopeo oci-archive:; unpacked once), or host (the host's /usr, the default);\n"+
+		"repeatable as NAME=REF, the first the default, for agents to pick with config.sandbox.rootfs\n(env SKILLD_SANDBOX_ROOTFS, separated by colons)")
 	fs.Var(&f.paths, "sandbox-path", "a host folder to show read-only at the same place in sandboxes (tools under /opt, say);\n"+
 		"repeatable (env SKILLD_SANDBOX_PATHS, separated by colons)")
 }
@@ -87,6 +92,9 @@ func (f *sandboxFlags) check() error {
 		return skilld.Errorf(skilld.EINVALID, "--sandbox-uids: %s", skilld.ErrorMessage(err))
 	}
 	if _, err := f.diskLimit(); err != nil {
+		return err
+	}
+	if _, err := parseRootfs(f.rootfs.dirs); err != nil {
 		return err
 	}
 	return nil
@@ -126,6 +134,9 @@ type sandboxes struct {
 // warning to w first.
 func (f *sandboxFlags) open(ctx context.Context, w io.Writer, root, cacheDir string) (*sandboxes, error) {
 	if f.provider == unsafehost.Name {
+		if len(f.rootfs.dirs) > 0 {
+			return nil, skilld.Errorf(skilld.EUNAVAILABLE, "--sandbox-rootfs: unsafe-host runs commands on the host itself and cannot give them another root file system; use --sandbox bwrap")
+		}
 		if disk, _ := f.diskLimit(); disk > 0 {
 			return nil, skilld.Errorf(skilld.EUNAVAILABLE, "--sandbox-disk %s: unsafe-host runs commands in a plain folder of the host and cannot limit its size; use --sandbox bwrap as root, or leave --sandbox-disk out", f.disk)
 		}
@@ -138,7 +149,12 @@ func (f *sandboxFlags) open(ctx context.Context, w io.Writer, root, cacheDir str
 	}
 	uids, _ := bwrap.ParseUIDRange(f.uids)
 	disk, _ := f.diskLimit()
-	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UIDs: uids, Disk: disk, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs})
+	refs, _ := parseRootfs(f.rootfs.dirs)
+	roots, err := openRoots(ctx, w, refs, filepath.Join(filepath.Dir(cacheDir), "rootfs"))
+	if err != nil {
+		return nil, err
+	}
+	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UIDs: uids, Disk: disk, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs, Roots: roots})
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +178,9 @@ func describe(info sandbox.Info) string {
 		if _, ok := info.Enforced[n]; !ok {
 			fmt.Fprintf(&b, "\n    %s: NOT enforced on this machine", n)
 		}
+	}
+	if info.Rootfs != nil {
+		fmt.Fprintf(&b, "\n    root file system: %s (%s)", info.Rootfs.Name, info.Rootfs.Digest)
 	}
 	for _, n := range info.Notes {
 		fmt.Fprintf(&b, "\n    note: %s", n)

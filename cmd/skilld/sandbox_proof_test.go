@@ -292,6 +292,24 @@ func writeModel(t *testing.T, steps []string) string {
 // content of its tool results in order.
 func runTask(t *testing.T, base, token, ws, agentName string) []string {
 	t.Helper()
+	task, events := runTaskEvents(t, base, token, ws, agentName)
+	if st := task["status"]; st != "completed" {
+		t.Fatalf("task %s: %v", st, task)
+	}
+	var results []string
+	for _, e := range events {
+		if e["type"] == "message" && e["role"] == "tool" {
+			c, _ := e["content"].(string)
+			results = append(results, c)
+		}
+	}
+	return results
+}
+
+// runTaskEvents starts a task of an agent, waits for its end and returns
+// the task and its log.
+func runTaskEvents(t *testing.T, base, token, ws, agentName string) (map[string]any, []map[string]any) {
+	t.Helper()
 	do := func(method, path string, body []byte) map[string]any {
 		return apiDo(t, base, token, ws, method, path, body)
 	}
@@ -300,24 +318,17 @@ func runTask(t *testing.T, base, token, ws, agentName string) []string {
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		task = do("GET", "/tasks/"+id, nil)
 		if st := task["status"]; st == "completed" || st == "failed" || st == "cancelled" {
-			if st != "completed" {
-				t.Fatalf("task %s: %v", st, task)
-			}
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("task still %v", task["status"])
 		}
 	}
-	var results []string
+	var events []map[string]any
 	for _, ev := range do("GET", "/tasks/"+id+"/events?format=json", nil)["items"].([]any) {
-		e := ev.(map[string]any)
-		if e["type"] == "message" && e["role"] == "tool" {
-			c, _ := e["content"].(string)
-			results = append(results, c)
-		}
+		events = append(events, ev.(map[string]any))
 	}
-	return results
+	return task, events
 }
 
 // apiCall sends one request to a workspace's API, decodes the answer into

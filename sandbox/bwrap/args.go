@@ -71,9 +71,13 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--hostname", "sandbox",
 		"--json-status-fd", "3",
+		// Only its own loopback, whatever the agent may reach: that goes
+		// through the proxy listening there.
+		"--unshare-net",
 	}
-	if !s.network {
-		a = append(a, "--unshare-net")
+	if s.egress != nil {
+		// The descriptors Exec added after the status stream.
+		a = append(a, "--info-fd", "4", "--block-fd", "5")
 	}
 	if p.filter != nil {
 		fd, err := fds.reopened(p.filter)
@@ -82,7 +86,7 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 		}
 		a = append(a, "--seccomp", fd)
 	}
-	a = append(a, p.system...)
+	a = append(a, s.root.args...)
 	for _, f := range []struct {
 		file *os.File
 		dest string
@@ -120,20 +124,49 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 	// by bwrap when the command is what bwrap runs; otherwise handed past
 	// the helper in front of it (prlimit, which sets the process limit
 	// inside the namespace) as env's arguments, not its environment.
-	prefix := p.controls.NprocPrefix(lim.Processes)
-	if s.uid != 0 || p.env == "" {
+	prefix := p.controls.NprocPrefix(s.root.prlimit, lim.Processes)
+	if s.uid != 0 || s.root.env == "" {
 		// As root, the process limit is set before bwrap, on the task's
 		// own uid; without env, none is set inside.
 		prefix = nil
 	}
+	env := skillPaths(s.env, names)
 	if prefix == nil {
-		for _, kv := range s.env {
+		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
 			a = append(a, "--setenv", k, v)
 		}
 		return append(append(a, "--"), "/bin/sh", "-c", command), nil
 	}
 	a = append(append(a, "--"), prefix...)
-	a = append(append(a, p.env, "-i"), s.env...)
+	a = append(append(a, s.root.env, "-i"), env...)
 	return append(a, "/bin/sh", "-c", command), nil
+}
+
+// skillPaths adds the placed skills' folders to PYTHONPATH and NODE_PATH
+// (after what the agent set): a skill's scripts import their own modules
+// (from scripts.office import …) as if run from the skill's folder,
+// wherever the command runs.
+func skillPaths(env []string, names []string) []string {
+	if len(names) == 0 {
+		return env
+	}
+	dirs := make([]string, len(names))
+	for i, n := range names {
+		dirs[i] = sandbox.Workdir + "/" + sandbox.SkillsDir + "/" + n
+	}
+	paths := strings.Join(dirs, ":")
+	out := slices.Clone(env)
+	for _, name := range []string{"PYTHONPATH", "NODE_PATH"} {
+		i := slices.IndexFunc(out, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+		switch {
+		case i < 0:
+			out = append(out, name+"="+paths)
+		case out[i] == name+"=":
+			out[i] += paths
+		default:
+			out[i] += ":" + paths
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 // Package bwrap is the default sandbox provider on Linux: every command runs
-// under bubblewrap in new user, PID, IPC, UTS, cgroup, mount and (unless the
-// agent allows networking) network namespaces, with its own /proc, /dev,
+// under bubblewrap in new user, PID, IPC, UTS, cgroup, mount and network
+// namespaces (the network reached only through an allowlist proxy, when
+// the agent may use it: package egress), with its own /proc, /dev,
 // /tmp and /dev/shm, read-only system folders, the task folder as the only
 // writable path that outlives it at /workspace, placed skills bound
 // read-only from the skill cache, no capabilities, no_new_privs, a
@@ -88,9 +89,12 @@ type Config struct {
 	// Limits are the default limits of every command.
 	Limits sandbox.Limits
 	// ReadOnlyPaths are extra host folders bound read-only at the same
-	// place (tools installed under /opt, say). Commands see them with the
-	// permissions they have for any other user.
+	// place (tools installed under /opt, say) in the host's root. Commands
+	// see them with the permissions they have for any other user.
 	ReadOnlyPaths []string
+	// Roots are the root file systems commands may run on, the first the
+	// default; none is the host's own system folders (HostRoot).
+	Roots []Root
 	// Bwrap is the bwrap program (default: "bwrap" on PATH).
 	Bwrap string
 }
@@ -99,9 +103,8 @@ type Config struct {
 type Provider struct {
 	cfg      Config
 	bwrap    string
-	env      string // /usr/bin/env, which hands the agent's variables to the command past a helper
 	root     bool
-	system   []string
+	roots    []*rootView
 	limits   sandbox.Limits
 	controls *proc.Controls
 	cache    *skillcache.Cache
@@ -140,7 +143,6 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 			return nil, skilld.Errorf(skilld.EINVALID, "bwrap: read-only path %q must be absolute", ro)
 		}
 	}
-	p.system = systemArgs(cfg.ReadOnlyPaths)
 	p.limits = cfg.Limits.WithDefaults()
 	if err := os.MkdirAll(cfg.Root, 0o700); err != nil {
 		return nil, fmt.Errorf("bwrap: %w", err)
@@ -178,14 +180,13 @@ func (p *Provider) start(ctx context.Context) error {
 	if err := p.detectDisk(ctx); err != nil {
 		return err
 	}
-	// env must be at the same place inside the sandbox.
-	if env, err := exec.LookPath("env"); err == nil && (strings.HasPrefix(env, "/usr/") || strings.HasPrefix(env, "/bin/")) {
-		p.env = env
-	}
 	if err := p.openFiles(); err != nil {
 		return err
 	}
 	p.controls = proc.Detect()
+	if p.roots, err = roots(p.cfg, p.controls.Prlimit(), p.hub, p.vol); err != nil {
+		return err
+	}
 	return p.probe(ctx)
 }
 
@@ -297,12 +298,25 @@ func reopen(f *os.File) (*os.File, error) {
 	return os.Open(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 }
 
-// probe runs `true` in a throwaway sandbox, so a machine where bubblewrap
-// cannot make namespaces is found at start, not at the first task.
+// probe runs `true` in a throwaway sandbox on each root, so a machine where
+// bubblewrap cannot make namespaces, or a root it cannot run, is found at
+// start, not at the first task.
 func (p *Provider) probe(ctx context.Context) error {
+	for _, r := range p.roots {
+		if err := p.probeRoot(ctx, r.Name); err != nil {
+			if len(p.roots) > 1 || r.Dir != "/" {
+				return fmt.Errorf("the root file system %q: %w", r.Name, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Provider) probeRoot(ctx context.Context, root string) error {
 	var b [4]byte
 	rand.Read(b[:])
-	s, err := p.Create(ctx, sandbox.CreateParams{ID: ".probe-" + hex.EncodeToString(b[:])})
+	s, err := p.Create(ctx, sandbox.CreateParams{ID: ".probe-" + hex.EncodeToString(b[:]), Rootfs: root})
 	if err != nil {
 		return unavailable(fmt.Sprintf("a sandbox cannot be made here (%s)", strings.TrimSpace(skilld.ErrorMessage(err))), "check the work directory's file system")
 	}
@@ -323,7 +337,7 @@ func (p *Provider) Name() string { return Name }
 
 // Info describes the isolation and the limits enforced here.
 func (p *Provider) Info() sandbox.Info {
-	info := sandbox.Info{Provider: Name, Isolated: true, Enforced: p.controls.Enforced(true), Notes: p.controls.Notes()}
+	info := sandbox.Info{Provider: Name, Isolated: true, Enforced: p.controls.Enforced(true), Notes: p.controls.Notes(), Rootfs: p.roots[0].info()}
 	if p.disk > 0 {
 		info.Enforced[sandbox.LimitDisk] = diskText(p.disk)
 	}
@@ -375,7 +389,24 @@ func (p *Provider) Create(ctx context.Context, c sandbox.CreateParams) (sandbox.
 	if err != nil {
 		return nil, err
 	}
-	s := &sb{p: p, id: c.ID, network: c.Network, env: sandbox.MergeEnv(sandbox.BaseEnv(), c.Env), limits: c.Limits.Or(p.limits), mounts: map[string]mount{}, disk: disk}
+	root, err := p.rootNamed(c.Rootfs)
+	if err != nil {
+		return nil, err
+	}
+	net, err := newEgressPlan(c)
+	if err != nil {
+		return nil, err
+	}
+	if net != nil && !p.root {
+		// The proxy's listener is made in each command's network namespace,
+		// which takes CAP_SYS_ADMIN in the server's own.
+		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "a task may reach the network only through its proxy, and a server that is not root cannot put the proxy in a command's network; run skilld as root, or give the agent no config.sandbox.network")
+	}
+	env := sandbox.BaseEnv()
+	if net != nil {
+		env = sandbox.MergeEnv(env, proxyEnv())
+	}
+	s := &sb{p: p, id: c.ID, root: root, egress: net, env: sandbox.MergeEnv(env, c.Env), limits: c.Limits.Or(p.limits), mounts: map[string]mount{}, disk: disk}
 	f, err := hostfs.NewFolder(Name, p.cfg.Root, c.ID, hostfs.FolderOptions{Reopen: c.Reopen, Prepare: func(dir string, fresh bool) (string, *hostfs.Owner, error) {
 		return s.prepare(ctx, dir, fresh)
 	}})

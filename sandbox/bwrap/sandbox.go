@@ -33,11 +33,13 @@ const imageName = "workspace.img"
 // sb is one sandbox.
 type sb struct {
 	*hostfs.Folder
-	p       *Provider
-	id      string
-	network bool
-	env     []string
-	limits  sandbox.Limits
+	p    *Provider
+	id   string
+	root *rootView
+	// egress is the sandbox's network (nil: none).
+	egress *egressPlan
+	env    []string
+	limits sandbox.Limits
 	// uid is the host uid (and gid) the sandbox's commands run as; 0 when
 	// the server is not root (they run as the server's own).
 	uid int
@@ -183,6 +185,7 @@ func chownTree(dir string, uid int) error {
 // Info is the provider's, with this sandbox's own disk limit.
 func (s *sb) Info() sandbox.Info {
 	info := s.p.Info()
+	info.Rootfs = s.root.info()
 	delete(info.Enforced, sandbox.LimitDisk)
 	if s.disk > 0 {
 		info.Enforced[sandbox.LimitDisk] = diskText(s.disk)
@@ -221,6 +224,32 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 	fds := &descriptors{}
 	defer fds.close()
 	fds.add(statusW)
+	var proxied chan *commandProxy
+	if s.egress != nil {
+		// bwrap says where the sandbox's first process is (info), and
+		// waits (block) until its proxy listens there.
+		infoR, infoW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		defer infoR.Close()
+		blockR, blockW, err := os.Pipe()
+		if err != nil {
+			infoW.Close()
+			return nil, err
+		}
+		fds.add(infoW)
+		fds.add(blockR)
+		proxied = make(chan *commandProxy, 1)
+		go func() {
+			cp, err := s.egress.start(infoR, blockW)
+			if err != nil {
+				// The command runs with no way out; its result says why.
+				cp.events = append(cp.events, sandbox.EgressEvent{Reason: err.Error()})
+			}
+			proxied <- cp
+		}()
+	}
 	argv, err := s.argv(p.Command, fds, mounts, lim)
 	if err != nil {
 		return nil, err
@@ -241,11 +270,15 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 	}
 	out, err := s.p.controls.Run(ctx, spec)
 	fds.close()
+	var egress []sandbox.EgressEvent
+	if proxied != nil {
+		egress = (<-proxied).stop()
+	}
 	if err != nil {
 		return nil, err
 	}
 	code := <-status
-	res := &sandbox.Result{Output: out.Output, Truncated: out.Truncated, Limit: out.Limit, ExitCode: code, Limits: lim, Duration: out.Duration}
+	res := &sandbox.Result{Output: out.Output, Truncated: out.Truncated, Limit: out.Limit, ExitCode: code, Limits: lim, Duration: out.Duration, Egress: egress}
 	if code < 0 && out.Limit == "" {
 		// bwrap itself failed before the command ran: its message is the
 		// output.

@@ -95,6 +95,9 @@ func (p *Provider) Create(_ context.Context, c sandbox.CreateParams) (sandbox.Sa
 	if err := sandbox.CheckDisk(c.Disk, "unsafe-host runs commands in a plain folder of the host"); err != nil {
 		return nil, err
 	}
+	if c.Rootfs != "" {
+		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "the root file system %q was asked for, and unsafe-host runs commands on the host itself", c.Rootfs)
+	}
 	f, err := hostfs.NewFolder(Name, p.root, c.ID, hostfs.FolderOptions{Reopen: c.Reopen})
 	if err != nil {
 		return nil, err

@@ -78,13 +78,17 @@ func (c *Controls) has(ctl string) bool { _, ok := c.cg.parent[ctl]; return ok }
 // namespace, so that RLIMIT_NPROC bounds its processes when there is no
 // pids cgroup: nil when there is one, or no prlimit. (Set outside, before
 // the namespace exists, the limit would count every process of the
-// server's user on the host, and bwrap itself could not fork.)
-func (c *Controls) NprocPrefix(processes int) []string {
-	if c.has(ctlPids) || c.prlimit == "" {
+// server's user on the host, and bwrap itself could not fork.) prlimit is
+// the program's path inside the sandbox ("" when it has none there).
+func (c *Controls) NprocPrefix(prlimit string, processes int) []string {
+	if c.has(ctlPids) || prlimit == "" {
 		return nil
 	}
-	return []string{c.prlimit, "--nproc=" + strconv.Itoa(processes), "--"}
+	return []string{prlimit, "--nproc=" + strconv.Itoa(processes), "--"}
 }
+
+// Prlimit is util-linux's prlimit on the host ("" when there is none).
+func (c *Controls) Prlimit() string { return c.prlimit }
 
 // Enforced says how each limit is enforced. nproc is whether the provider
 // lets RLIMIT_NPROC count only the command's own processes (each command
