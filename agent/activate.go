@@ -13,6 +13,8 @@ import (
 	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/deps"
 	"github.com/skilld/skilld/skillmd"
 )
 
@@ -130,13 +132,17 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	if pkg != nil && r.cfg.Sandbox != nil {
 		dir := pack.SandboxDir(s.Name, s.ID)
 		data := map[string]any{"skill": name, "dir": dir, "files": pkg.Len()}
-		if err := r.cfg.Sandbox.Place(ctx, dir, pkg); err != nil {
+		err := r.cfg.Sandbox.Place(ctx, dir, pkg)
+		if err != nil {
 			// The instructions stand on their own: a skill whose files
 			// could not be placed is degraded, not refused.
 			data["error"] = errorText(err)
 			placed = fmt.Sprintf("\n\nNote: the skill's files could not be placed in %s (%s); work from the instructions.", dir, errorText(err))
 		}
 		r.emit(ctx, EventSkillMaterialized, data)
+		if err == nil {
+			placed += r.environment(ctx, name, dir, pkg)
+		}
 	}
 	a.allowed, _ = parseAllowedTools(a.allowedEntries(pkg), r.knownTool)
 	r.active[name] = a
@@ -259,4 +265,32 @@ func skillText(p *pack.Package) string {
 		}
 	}
 	return ""
+}
+
+// environment readies what a placed package's scripts import, when the
+// sandbox installs dependencies and the package declares some. It always
+// writes the same two events for such a package (preparing, then ready or
+// failed), built or found built, so that a resumed run writes what the
+// first one did. A failure is a note for the model, not a refusal.
+func (r *run) environment(ctx context.Context, name, dir string, pkg *pack.Package) string {
+	envs, ok := r.cfg.Sandbox.(sandbox.Environments)
+	if !ok || len(deps.Needs(pkg)) == 0 {
+		return ""
+	}
+	r.emit(ctx, EventSkillEnvironment, map[string]any{"skill": name, "state": "preparing"})
+	env, err := envs.Environment(ctx, dir, pkg)
+	data := map[string]any{"skill": name, "state": "ready"}
+	if env != nil {
+		data["kinds"], data["key"], data["cached"], data["duration_ms"] = env.Kinds, env.Key, env.Cached, env.Duration.Milliseconds()
+	}
+	note := ""
+	if err != nil {
+		data["state"], data["error"] = "failed", errorText(err)
+		if env != nil {
+			data["output"] = env.Output
+		}
+		note = fmt.Sprintf("\n\nNote: the skill's dependencies could not be installed (%s); its scripts may fail to import them.", errorText(err))
+	}
+	r.emit(ctx, EventSkillEnvironment, data)
+	return note
 }

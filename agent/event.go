@@ -25,8 +25,10 @@ const (
 	EventSkillActivated    = "skill.activated"
 	EventSkillRefused      = "skill.refused"
 	EventSkillMaterialized = "skill.materialized"
-	EventCatalogShortened  = "catalog.shortened"
-	EventSandboxReady      = "sandbox.ready"
+	// A placed package's dependencies: preparing, then ready or failed.
+	EventSkillEnvironment = "skill.environment"
+	EventCatalogShortened = "catalog.shortened"
+	EventSandboxReady     = "sandbox.ready"
 	// A command's connection through the sandbox's proxy, and a refusal.
 	EventSandboxEgress       = "sandbox.egress"
 	EventSandboxEgressDenied = "sandbox.egress.denied"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 )
@@ -82,6 +83,15 @@ func (s observedSandbox) Exec(ctx context.Context, p sandbox.ExecParams) (*sandb
 	res, err := s.Sandbox.Exec(ctx, p)
 	s.obs.SandboxExec(res, err)
 	return res, err
+}
+
+// Environment passes to the sandbox's, when it installs dependencies.
+func (s observedSandbox) Environment(ctx context.Context, dir string, pkg *pack.Package) (*sandbox.Environment, error) {
+	envs, ok := s.Sandbox.(sandbox.Environments)
+	if !ok {
+		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "this server's sandbox does not install skills' dependencies")
+	}
+	return envs.Environment(ctx, dir, pkg)
 }
 
 // Observers is several observers as one (metrics and traces).

@@ -127,6 +127,31 @@ type Described interface {
 	Info() Info
 }
 
+// Environments is a Sandbox that installs what a placed package's scripts
+// import (requirements.txt; package.json with its lockfile), once per
+// package, root file system and package index, for every sandbox that
+// places the package, and shows it to the sandbox's later commands.
+type Environments interface {
+	// Environment readies the dependencies of pkg, placed at dir; nil
+	// when pkg declares none. An install that fails is an error, with the
+	// Environment saying what the installer printed last.
+	Environment(ctx context.Context, dir string, pkg *pack.Package) (*Environment, error)
+}
+
+// Environment is what Environments readied.
+type Environment struct {
+	// Kinds are the ecosystems installed: "python", "node".
+	Kinds []string
+	// Key names the layer (shared by every sandbox of that package on
+	// that root); Cached says it was built before.
+	Key    string
+	Cached bool
+	// Duration is how long it took (mostly the install, when not cached).
+	Duration time.Duration
+	// Output is the installer's last lines.
+	Output string
+}
+
 // Lister is a Provider that can list the sandboxes it keeps, so that a
 // server can remove those of tasks that ended while it was down.
 type Lister interface {

@@ -16,6 +16,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/sandbox/bwrap"
+	"github.com/skilld/skilld/sandbox/deps"
 	"github.com/skilld/skilld/sandbox/unsafehost"
 )
 
@@ -31,6 +32,9 @@ type sandboxFlags struct {
 	disk      string
 	paths     pathList
 	rootfs    pathList
+	pyIndex   string
+	npmReg    string
+	envCache  string
 }
 
 func (f *sandboxFlags) register(fs *flag.FlagSet) {
@@ -53,6 +57,12 @@ func (f *sandboxFlags) register(fs *flag.FlagSet) {
 			"it can be enforced, which needs root, loop devices and mkfs.ext4; a value given must be enforced)\n(env SKILLD_SANDBOX_DISK)")
 	f.paths = pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_SANDBOX_PATHS"))}
 	f.rootfs = pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_SANDBOX_ROOTFS"))}
+	fs.StringVar(&f.pyIndex, "python-index-url", os.Getenv("SKILLD_PYTHON_INDEX_URL"),
+		"where skills' requirements.txt are installed from: a Python simple index (default pip's, PyPI)\n(env SKILLD_PYTHON_INDEX_URL)")
+	fs.StringVar(&f.npmReg, "npm-registry", os.Getenv("SKILLD_NPM_REGISTRY"),
+		"where skills' package.json (with a lockfile) are installed from (default npm's registry) (env SKILLD_NPM_REGISTRY)")
+	fs.StringVar(&f.envCache, "env-cache-size", cmp.Or(os.Getenv("SKILLD_ENV_CACHE_SIZE"), "10GiB"),
+		"the most disk the skills' installed dependencies keep, the least recently used going first (env SKILLD_ENV_CACHE_SIZE)")
 	fs.Var(&f.rootfs, "sandbox-rootfs", "the root file system commands run on: a folder (skilld sandbox rootfs build makes one), an OCI image\n"+
 		"archive (docker save, podman save, skopeo oci-archive:; unpacked once), or host (the host's /usr, the default);\n"+
 		"repeatable as NAME=REF, the first the default, for agents to pick with config.sandbox.rootfs\n(env SKILLD_SANDBOX_ROOTFS, separated by colons)")
@@ -97,8 +107,16 @@ func (f *sandboxFlags) check() error {
 	if _, err := parseRootfs(f.rootfs.dirs); err != nil {
 		return err
 	}
+	if err := f.indexes().Check(); err != nil {
+		return err
+	}
+	if _, err := sandbox.ParseSize(f.envCache); err != nil {
+		return skilld.Errorf(skilld.EINVALID, "--env-cache-size: %s", skilld.ErrorMessage(err))
+	}
 	return nil
 }
+
+func (f *sandboxFlags) indexes() deps.Indexes { return deps.Indexes{Python: f.pyIndex, NPM: f.npmReg} }
 
 // diskLimit is --sandbox-disk for the provider: 0 unset (the default where
 // it can be enforced), -1 off, else the bytes asked for.
@@ -154,7 +172,9 @@ func (f *sandboxFlags) open(ctx context.Context, w io.Writer, root, cacheDir str
 	if err != nil {
 		return nil, err
 	}
-	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UIDs: uids, Disk: disk, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs, Roots: roots})
+	envCache, _ := sandbox.ParseSize(f.envCache)
+	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UIDs: uids, Disk: disk, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs, Roots: roots,
+		Deps: bwrap.DepsConfig{Indexes: f.indexes(), CacheSize: envCache}})
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,9 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 	for _, name := range names {
 		a = append(a, "--ro-bind", mounts[name].bind, filepath.Join(sandbox.Workdir, sandbox.SkillsDir, name))
 	}
+	env := skillPaths(s.env, names)
+	depsBinds, env := depsArgs(mounts, names, env)
+	a = append(a, depsBinds...)
 	// The root of the sandbox (and with it /etc) is read-only too: only
 	// /workspace, /tmp and /dev/shm take writes.
 	a = append(a, "--remount-ro", sandbox.Workdir+"/"+sandbox.SkillsDir, "--remount-ro", "/", "--chdir", sandbox.Workdir, "--clearenv")
@@ -130,7 +133,6 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 		// own uid; without env, none is set inside.
 		prefix = nil
 	}
-	env := skillPaths(s.env, names)
 	if prefix == nil {
 		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
@@ -148,25 +150,11 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 // (from scripts.office import …) as if run from the skill's folder,
 // wherever the command runs.
 func skillPaths(env []string, names []string) []string {
-	if len(names) == 0 {
-		return env
-	}
 	dirs := make([]string, len(names))
 	for i, n := range names {
 		dirs[i] = sandbox.Workdir + "/" + sandbox.SkillsDir + "/" + n
 	}
-	paths := strings.Join(dirs, ":")
 	out := slices.Clone(env)
-	for _, name := range []string{"PYTHONPATH", "NODE_PATH"} {
-		i := slices.IndexFunc(out, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
-		switch {
-		case i < 0:
-			out = append(out, name+"="+paths)
-		case out[i] == name+"=":
-			out[i] += paths
-		default:
-			out[i] += ":" + paths
-		}
-	}
-	return out
+	out = appendPath(out, "PYTHONPATH", dirs)
+	return appendPath(out, "NODE_PATH", dirs)
 }

@@ -35,5 +35,5 @@ func TestConformanceAsNonRoot(t *testing.T) {
 			})
 		}
 	}
-	bwraptest.RerunAsNonRoot(t, "^(TestConformance|TestAgentEnvReachesOnlyTheCommand|TestInheritedDescriptorsStayOut|TestRootfs|TestEgress)$")
+	bwraptest.RerunAsNonRoot(t, "^(TestConformance|TestAgentEnvReachesOnlyTheCommand|TestInheritedDescriptorsStayOut|TestRootfs|TestEgress|TestDependencies)$")
 }

@@ -34,6 +34,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/deps"
 	"github.com/skilld/skilld/sandbox/internal/hostfs"
 	"github.com/skilld/skilld/sandbox/internal/proc"
 	"github.com/skilld/skilld/sandbox/internal/uidpool"
@@ -95,6 +96,8 @@ type Config struct {
 	// Roots are the root file systems commands may run on, the first the
 	// default; none is the host's own system folders (HostRoot).
 	Roots []Root
+	// Deps configures the dependency layers of placed skills.
+	Deps DepsConfig
 	// Bwrap is the bwrap program (default: "bwrap" on PATH).
 	Bwrap string
 }
@@ -110,6 +113,8 @@ type Provider struct {
 	cache    *skillcache.Cache
 	uids     *uidpool.Pool // as root
 	hub      *hub          // as root
+	deps     *deps.Store
+	builds   builds
 	vol      volume.Support
 	disk     int64 // each workspace's default size; 0: not limited
 	notes    []string
@@ -151,6 +156,12 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 		return nil, fmt.Errorf("bwrap: %w", err)
 	}
 	if p.cache, err = skillcache.New(cfg.CacheDir); err != nil {
+		return nil, err
+	}
+	if err := cfg.Deps.Indexes.Check(); err != nil {
+		return nil, err
+	}
+	if p.deps, err = deps.Open(cmp.Or(cfg.Deps.Dir, filepath.Join(filepath.Dir(cfg.CacheDir), "deps")), cfg.Deps.CacheSize); err != nil {
 		return nil, err
 	}
 	if err := p.start(ctx); err != nil {
@@ -436,10 +447,13 @@ func (p *Provider) diskFor(asked int64) (int64, error) {
 	return max(asked, volume.MinSize), nil
 }
 
-// checkID allows the provider's own probe name besides sandbox.CheckID's.
+// checkID allows the provider's own sandboxes (its probes, its builds of
+// dependency layers) besides sandbox.CheckID's.
 func checkID(id string) error {
-	if strings.HasPrefix(id, ".probe-") {
-		return sandbox.CheckID(strings.TrimPrefix(id, ".probe-"))
+	for _, own := range []string{".probe-", ".deps-"} {
+		if rest, ok := strings.CutPrefix(id, own); ok {
+			return sandbox.CheckID(rest)
+		}
 	}
 	return sandbox.CheckID(id)
 }

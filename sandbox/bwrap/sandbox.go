@@ -55,8 +55,9 @@ type sb struct {
 type mount struct {
 	digest string
 	// dir is the cached copy; bind is where bwrap finds it (dir, or its
-	// read-only bind in the hub).
-	dir, bind string
+	// read-only bind in the hub); deps is where bwrap finds the package's
+	// dependency layer ("" when it has none).
+	dir, bind, deps string
 }
 
 // prepare makes the sandbox's workspace, <dir>/workspace. As root it is

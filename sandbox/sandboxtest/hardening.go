@@ -407,8 +407,12 @@ new Worker("require(\"worker_threads\").parentPort.postMessage(6*7)", { eval: tr
 	}
 }
 
+// Wheel is a small pure-Python wheel, probe_pkg 1.0 (VALUE = 42), with a
+// valid RECORD: what pip installs in tests.
+func Wheel(t testing.TB) []byte { return wheel(t) }
+
 // wheel builds a small pure-Python wheel with a valid RECORD.
-func wheel(t *testing.T) []byte {
+func wheel(t testing.TB) []byte {
 	files := []struct{ name, body string }{
 		{"probe_pkg/__init__.py", "VALUE = 42\n"},
 		{"probe_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: probe-pkg\nVersion: 1.0\n"},

@@ -1,0 +1,105 @@
+package bwrap_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/bwrap"
+	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
+	"github.com/skilld/skilld/sandbox/deps"
+)
+
+// TestDependencies: a skill's requirements.txt and package.json with its
+// lockfile are installed once, from the configured indexes through the
+// proxy, and its scripts import them; a sandbox of another task gets the
+// same layer without installing again; a failing install says why and
+// the sandbox goes on.
+func TestDependencies(t *testing.T) {
+	bwraptest.Require(t)
+	for _, tool := range []string{"python3", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	ix := bwraptest.NewPackageIndex(t)
+	dir := t.TempDir()
+	p, err := bwrap.New(t.Context(), bwrap.Config{Root: filepath.Join(dir, "sb"), CacheDir: filepath.Join(dir, "cache"),
+		Deps: bwrap.DepsConfig{Indexes: deps.Indexes{Python: ix.URL + "/simple", NPM: ix.URL + "/"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	defer bwraptest.UnmountAll(t, dir)
+	pkg, err := pack.New([]pack.File{
+		{Path: "SKILL.md", Data: []byte("---\nname: deps\ndescription: d\n---\nRun scripts/run.sh.\n")},
+		{Path: "requirements.txt", Data: []byte("probe-pkg==1.0\n")},
+		{Path: "package.json", Data: []byte(`{"name": "skill", "version": "1.0.0", "dependencies": {"probe-node": "1.0.0"}}`)},
+		{Path: "package-lock.json", Data: []byte(ix.Lockfile())},
+		{Path: "scripts/run.sh", Data: []byte("python3 -c 'import probe_pkg; print(\"python\", probe_pkg.VALUE)'\nnode -e 'console.log(\"node\", require(\"probe-node\"))'\n")},
+	}, pack.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = "skills/deps-12345678"
+	use := func(id string) (*sandbox.Environment, sandbox.Sandbox, error) {
+		sb, err := p.Create(t.Context(), sandbox.CreateParams{ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sb.Destroy(t.Context()) })
+		if err := sb.Place(t.Context(), at, pkg); err != nil {
+			t.Fatal(err)
+		}
+		env, err := sb.(sandbox.Environments).Environment(t.Context(), at, pkg)
+		return env, sb, err
+	}
+	env, sb, err := use("first")
+	if os.Geteuid() != 0 {
+		if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "not root") {
+			t.Errorf("installing as a server that is not root: %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, env.Output)
+	}
+	if env.Cached || strings.Join(env.Kinds, ",") != "python,node" || !strings.Contains(env.Output, "installed") {
+		t.Errorf("first environment: %+v", env)
+	}
+	res, err := sb.Exec(t.Context(), sandbox.ExecParams{Command: "sh " + at + "/scripts/run.sh; touch /deps/deps-12345678/x 2>/dev/null && echo WRITABLE"})
+	if err != nil || string(res.Output) != "python 42\nnode 42\n" {
+		t.Errorf("the skill's scripts: %q %v", res.Output, err)
+	}
+	installs := ix.Downloads()
+	env2, sb2, err := use("second")
+	if err != nil || !env2.Cached || env2.Key != env.Key {
+		t.Fatalf("second environment: %+v %v", env2, err)
+	}
+	if res, _ := sb2.Exec(t.Context(), sandbox.ExecParams{Command: "sh " + at + "/scripts/run.sh"}); string(res.Output) != "python 42\nnode 42\n" {
+		t.Errorf("the second sandbox: %q", res.Output)
+	}
+	if ix.Downloads() != installs {
+		t.Errorf("the second sandbox installed again: %d downloads, then %d", installs, ix.Downloads())
+	}
+
+	broken, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("---\nname: broken\ndescription: d\n---\nx\n")}, {Path: "requirements.txt", Data: []byte("no-such-package==9.9\n")}}, pack.Limits{})
+	sb3, err := p.Create(t.Context(), sandbox.CreateParams{ID: "broken"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb3.Destroy(t.Context())
+	sb3.Place(t.Context(), "skills/broken-1", broken)
+	env3, err := sb3.(sandbox.Environments).Environment(t.Context(), "skills/broken-1", broken)
+	if err == nil || env3 == nil || !strings.Contains(env3.Output, "no-such-package") {
+		t.Errorf("a failing install: %v, %+v", err, env3)
+	}
+	if res, err := sb3.Exec(t.Context(), sandbox.ExecParams{Command: "echo goes on"}); err != nil || string(res.Output) != "goes on\n" {
+		t.Errorf("after a failing install: %q %v", res.Output, err)
+	}
+}
