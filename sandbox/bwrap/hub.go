@@ -21,8 +21,8 @@ import (
 // /run/skilld, mode 0711 (anyone may pass, nobody may list), holding for
 // each sandbox a folder of the sandbox's uid (0700) with what bubblewrap
 // binds: the workspace (its volume, or a nosuid bind of its folder) and
-// each placed skill (a read-only bind of its cached copy). It lives in
-// memory and goes with the provider; the mounts of a provider that died
+// each placed skill (a read-only bind of its cached copy). It is a tmpfs of
+// its own and goes with the provider; the mounts of a provider that died
 // are swept by the next one.
 type hub struct{ dir string }
 
@@ -50,6 +50,13 @@ func openHub() (*hub, error) {
 	rand.Read(b[:])
 	dir := filepath.Join(base, fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:])))
 	if err := os.Mkdir(dir, 0o711); err != nil {
+		return nil, fmt.Errorf("bwrap: %w", err)
+	}
+	// /run is not memory everywhere (a VM whose / is one ext4 disk); the
+	// hub's folders are made and removed for every task and skill, and
+	// on a disk that is most of a placement's cost.
+	if err := volume.Memory(dir); err != nil {
+		os.Remove(dir)
 		return nil, fmt.Errorf("bwrap: %w", err)
 	}
 	return &hub{dir: dir}, nil

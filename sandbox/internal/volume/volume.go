@@ -158,6 +158,16 @@ func (sup Support) Bind(src, dst string, readOnly bool) error {
 	return nil
 }
 
+// Memory mounts a small tmpfs (nosuid, nodev, noexec) of mode 0711 on
+// dir, an existing folder: a place for mount points that costs no disk
+// writes, whatever file system dir is on.
+func Memory(dir string) error {
+	if err := unix.Mount("skilld", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0711,size=4m"); err != nil {
+		return fmt.Errorf("mounting memory on %s: %w", dir, err)
+	}
+	return nil
+}
+
 // UnmountAll detaches every mount at or under dir, the deepest first; it
 // fails when any is left.
 func UnmountAll(dir string) error {
