@@ -77,6 +77,10 @@ func (s *sb) Environment(ctx context.Context, dir string, pkg *pack.Package) (*s
 	for _, k := range kinds {
 		env.Kinds = append(env.Kinds, string(k))
 	}
+	if m.layer != nil {
+		env.Cached = true // an activation again
+		return env, nil
+	}
 	start := time.Now()
 	layer, cached := p.deps.Get(env.Key)
 	if !cached {
@@ -91,30 +95,37 @@ func (s *sb) Environment(ctx context.Context, dir string, pkg *pack.Package) (*s
 		}
 	}
 	env.Cached, env.Duration = cached, time.Since(start)
-	bind := layer
+	bind := layer.Dir
 	if s.live != "" {
 		// As root, bwrap reaches the layer through the hub.
 		bind = filepath.Join(s.live, "deps", name)
-		if err := os.MkdirAll(bind, 0o755); err != nil {
-			return env, err
+		err := os.MkdirAll(bind, 0o755)
+		if err == nil {
+			err = p.vol.Bind(layer.Dir, bind, true)
 		}
-		if err := p.vol.Bind(layer, bind, true); err != nil {
+		if err != nil {
+			layer.Close()
 			return env, err
 		}
 	}
 	s.mu.Lock()
-	m.deps = bind
-	s.mounts[name] = m
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if m, ok := s.mounts[name]; ok && m.layer == nil {
+		// In use until the sandbox goes.
+		m.deps, m.layer = bind, layer
+		s.mounts[name] = m
+	} else {
+		layer.Close() // a concurrent call got there first
+	}
 	return env, nil
 }
 
 // buildLayer installs kinds for pkg in a sandbox of its own on root, with
 // the network to the package indexes only, and keeps what it installed as
 // the layer key. It returns the installer's last lines.
-func (p *Provider) buildLayer(ctx context.Context, key string, root *rootView, pkg *pack.Package, kinds []deps.Kind) (string, string, error) {
+func (p *Provider) buildLayer(ctx context.Context, key string, root *rootView, pkg *pack.Package, kinds []deps.Kind) (*deps.Layer, string, error) {
 	if !p.root {
-		return "", "", skilld.Errorf(skilld.EUNAVAILABLE, "installing a skill's dependencies takes the network through the sandbox's proxy, and a server that is not root cannot give it")
+		return nil, "", skilld.Errorf(skilld.EUNAVAILABLE, "installing a skill's dependencies takes the network through the sandbox's proxy, and a server that is not root cannot give it")
 	}
 	var b [4]byte
 	rand.Read(b[:])
@@ -124,20 +135,20 @@ func (p *Provider) buildLayer(ctx context.Context, key string, root *rootView, p
 	builder, err := p.Create(ctx, sandbox.CreateParams{ID: ".deps-" + key[:16] + "-" + hex.EncodeToString(b[:]), Rootfs: root.Name,
 		Network: true, Allow: p.cfg.Deps.Indexes.Hosts(kinds), Limits: lim})
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	defer builder.Destroy(context.WithoutCancel(ctx))
 	const dir = sandbox.SkillsDir + "/package"
 	if err := builder.Place(ctx, dir, pkg); err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	res, err := builder.Exec(ctx, sandbox.ExecParams{Command: deps.Script(dir, kinds, p.cfg.Deps.Indexes)})
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	tail := lastLines(string(res.Output), 20)
 	if res.ExitCode != 0 || res.Limit != "" {
-		return "", tail, skilld.Errorf(skilld.EUNAVAILABLE, "installing the skill's dependencies failed (%s)", strings.Trim(res.Summary(), "[]"))
+		return nil, tail, skilld.Errorf(skilld.EUNAVAILABLE, "installing the skill's dependencies failed (%s)", strings.Trim(res.Summary(), "[]"))
 	}
 	layer, err := p.deps.Put(key, filepath.Join(builder.HostPath(), "out"))
 	return layer, tail, err

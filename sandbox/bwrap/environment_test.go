@@ -30,7 +30,8 @@ func TestDependencies(t *testing.T) {
 	ix := bwraptest.NewPackageIndex(t)
 	dir := t.TempDir()
 	p, err := bwrap.New(t.Context(), bwrap.Config{Root: filepath.Join(dir, "sb"), CacheDir: filepath.Join(dir, "cache"),
-		Deps: bwrap.DepsConfig{Indexes: deps.Indexes{Python: ix.URL + "/simple", NPM: ix.URL + "/"}}})
+		// One byte: every new layer pushes out each other one not in use.
+		Deps: bwrap.DepsConfig{Indexes: deps.Indexes{Python: ix.URL + "/simple", NPM: ix.URL + "/"}, CacheSize: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +87,21 @@ func TestDependencies(t *testing.T) {
 	}
 	if ix.Downloads() != installs {
 		t.Errorf("the second sandbox installed again: %d downloads, then %d", installs, ix.Downloads())
+	}
+
+	// A new layer past the cache's size leaves the one both sandboxes use.
+	other, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("---\nname: other\ndescription: d\n---\nx\n")}, {Path: "requirements.txt", Data: []byte("probe-pkg==1.0\n")}}, pack.Limits{})
+	sbo, err := p.Create(t.Context(), sandbox.CreateParams{ID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sbo.Destroy(t.Context())
+	sbo.Place(t.Context(), "skills/other-1", other)
+	if env, err := sbo.(sandbox.Environments).Environment(t.Context(), "skills/other-1", other); err != nil || env.Cached {
+		t.Fatalf("another package's environment: %+v %v", env, err)
+	}
+	if res, err := sb.Exec(t.Context(), sandbox.ExecParams{Command: "sh " + at + "/scripts/run.sh"}); err != nil || string(res.Output) != "python 42\nnode 42\n" {
+		t.Errorf("a layer in use was evicted: %v %v", res, err)
 	}
 
 	broken, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("---\nname: broken\ndescription: d\n---\nx\n")}, {Path: "requirements.txt", Data: []byte("no-such-package==9.9\n")}}, pack.Limits{})

@@ -17,6 +17,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/deps"
 	"github.com/skilld/skilld/sandbox/internal/hostfs"
 	"github.com/skilld/skilld/sandbox/internal/proc"
 	"github.com/skilld/skilld/sandbox/internal/volume"
@@ -56,8 +57,10 @@ type mount struct {
 	digest string
 	// dir is the cached copy; bind is where bwrap finds it (dir, or its
 	// read-only bind in the hub); deps is where bwrap finds the package's
-	// dependency layer ("" when it has none).
+	// dependency layer ("" when it has none), held by layer while the
+	// sandbox lasts.
 	dir, bind, deps string
+	layer           *deps.Layer
 }
 
 // prepare makes the sandbox's workspace, <dir>/workspace. As root it is
@@ -421,6 +424,11 @@ func (s *sb) Destroy(ctx context.Context) error {
 	if err := s.Folder.Destroy(ctx); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	for _, m := range s.mounts {
+		m.layer.Close()
+	}
+	s.mu.Unlock()
 	if s.uid != 0 {
 		s.p.uids.Release(s.id, uint32(s.uid))
 	}

@@ -91,10 +91,12 @@ func TestStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := s.Put("k1", built)
+	l1, err := s.Put("k1", built)
 	if err != nil {
 		t.Fatal(err)
 	}
+	l1.Close()
+	dir := l1.Dir
 	if b, _ := os.ReadFile(filepath.Join(dir, "python", "pkg", "__init__.py")); string(b) != "VALUE = 1\n" {
 		t.Errorf("copied %q", b)
 	}
@@ -113,8 +115,10 @@ func TestStore(t *testing.T) {
 		t.Error("a FIFO was copied")
 	}
 	s2, _ := Open(s.dir, 0) // another process: verifies first
-	if got, ok := s2.Get("k1"); !ok || got != dir {
-		t.Errorf("Get = %q, %v", got, ok)
+	if got, ok := s2.Get("k1"); !ok || got.Dir != dir {
+		t.Errorf("Get = %v, %v", got, ok)
+	} else {
+		got.Close()
 	}
 	os.WriteFile(filepath.Join(dir, "python", "pkg", "__init__.py"), []byte("VALUE = 2\n"), 0o644)
 	s3, _ := Open(s.dir, 0)
@@ -126,22 +130,46 @@ func TestStore(t *testing.T) {
 	}
 
 	small, _ := Open(filepath.Join(t.TempDir(), "small"), 25)
-	for i, k := range []string{"a", "b", "c"} {
+	put := func(k string) {
 		d := t.TempDir()
 		os.WriteFile(filepath.Join(d, "f"), []byte(strings.Repeat("x", 10)), 0o644)
-		if _, err := small.Put(k, d); err != nil {
+		l, err := small.Put(k, d)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 1 {
-			time.Sleep(10 * time.Millisecond)
-			small.Get("a") // used after b: b is the least recently used
-		}
+		l.Close()
 	}
-	_, a := small.Get("a")
-	_, b := small.Get("b")
-	_, c := small.Get("c")
-	if !a || b || !c {
+	has := func(s *Store, k string) bool {
+		l, ok := s.Get(k)
+		l.Close()
+		return ok
+	}
+	put("a")
+	put("b")
+	time.Sleep(10 * time.Millisecond)
+	has(small, "a") // used after b: b is the least recently used
+	put("c")
+	if a, b, c := has(small, "a"), has(small, "b"), has(small, "c"); !a || b || !c {
 		t.Errorf("after eviction: a %v, b %v, c %v", a, b, c)
+	}
+
+	// A layer in use stays, whichever process wants the room; once
+	// closed, it goes first.
+	other, _ := Open(small.dir, 25)
+	inUse, ok := other.Get("a")
+	if !ok {
+		t.Fatal("a is gone")
+	}
+	time.Sleep(10 * time.Millisecond)
+	has(small, "c")
+	put("d")
+	if _, err := os.Stat(filepath.Join(inUse.Dir, "f")); err != nil {
+		t.Errorf("a layer in use was evicted: %v", err)
+	}
+	inUse.Close()
+	put("e")
+	if has(small, "a") {
+		t.Error("the least recently used layer stayed once nobody used it")
 	}
 	if _, err := s.Put("k2", filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing install made a layer")

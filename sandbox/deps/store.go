@@ -25,6 +25,10 @@ import (
 // put there since.
 const noFollow = syscall.O_NOFOLLOW
 
+// staleTemp is the age past which a temporary folder in the store is a
+// dead process's: no copy takes that long.
+const staleTemp = 24 * time.Hour
+
 // Bounds of one layer.
 const (
 	MaxLayerFiles = 200_000
@@ -50,6 +54,13 @@ func Open(dir string, max int64) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("deps: %w", err)
 	}
+	// What a process that died while copying or removing left.
+	left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	for _, t := range left {
+		if info, err := os.Lstat(t); err == nil && time.Since(info.ModTime()) > staleTemp {
+			hostfs.RemoveAll(t)
+		}
+	}
 	return &Store{dir: dir, max: max, verified: map[string]bool{}}, nil
 }
 
@@ -67,64 +78,125 @@ type manifest struct {
 	Bytes   int64   `json:"bytes"`
 }
 
-// Get returns the folder of the layer key, checked against its manifest
-// the first time this process uses it, and marks it used. A layer that
-// does not match is removed, and Get reports it missing.
-func (s *Store) Get(key string) (string, bool) {
-	dir := filepath.Join(s.dir, key)
-	b, err := os.ReadFile(dir + ".json")
+// Layer is a layer in use. While it is open no process sharing the store
+// evicts it: eviction deletes files, which a sandbox that binds the layer
+// would see go mid-command.
+type Layer struct {
+	// Dir is the layer's folder.
+	Dir string
+	// lease is the layer's manifest, held with a shared lock.
+	lease *os.File
+}
+
+// Close ends the use.
+func (l *Layer) Close() error {
+	if l == nil || l.lease == nil {
+		return nil
+	}
+	return l.lease.Close()
+}
+
+// lease opens the manifest of key and takes a shared lock on it, which
+// eviction (an exclusive lock, tried without waiting) respects. A manifest
+// removed meanwhile is no lease.
+func (s *Store) lease(key string) (*Layer, error) {
+	f, err := os.Open(filepath.Join(s.dir, key+".json"))
 	if err != nil {
-		return "", false
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		f.Close()
+		return nil, err
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil || st.Nlink == 0 {
+		f.Close()
+		return nil, os.ErrNotExist
+	}
+	return &Layer{Dir: filepath.Join(s.dir, key), lease: f}, nil
+}
+
+// Get returns the layer key, in use until the caller closes it, checked
+// against its manifest the first time this process uses it, and marks it
+// used. A layer that does not match is removed, and Get reports it
+// missing.
+func (s *Store) Get(key string) (*Layer, bool) {
+	l, err := s.lease(key)
+	if err != nil {
+		return nil, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.verified[key] {
+		// Only the first use reads the manifest, which for a large layer
+		// is megabytes.
 		var m manifest
-		if json.Unmarshal(b, &m) != nil || verify(dir, m) != nil {
-			os.Remove(dir + ".json")
-			hostfs.RemoveAll(dir)
-			return "", false
+		b, err := io.ReadAll(l.lease)
+		if err != nil || json.Unmarshal(b, &m) != nil || verify(l.Dir, m) != nil {
+			// Damaged: of no use to anyone, in use or not.
+			l.Close()
+			s.discard(key)
+			return nil, false
 		}
 		s.verified[key] = true
 	}
 	now := time.Now()
-	os.Chtimes(dir+".json", now, now)
-	return dir, true
+	os.Chtimes(l.Dir+".json", now, now)
+	return l, true
 }
 
 // Put copies the tree at built (what an install in a sandbox left: nothing
-// in it is followed) into the store as the layer key and returns its
-// folder. Links stay links; devices, FIFOs and sockets are dropped, and
-// so are set-uid and set-gid bits.
-func (s *Store) Put(key, built string) (string, error) {
+// in it is followed) into the store as the layer key and returns it, in
+// use. Links stay links; devices, FIFOs and sockets are dropped, and so
+// are set-uid and set-gid bits. When another process put the layer first,
+// that one is returned.
+func (s *Store) Put(key, built string) (*Layer, error) {
 	var b [6]byte
 	rand.Read(b[:])
 	tmp := filepath.Join(s.dir, ".tmp-"+hex.EncodeToString(b[:]))
 	m, err := copyTree(built, tmp)
 	if err != nil {
 		hostfs.RemoveAll(tmp)
-		return "", err
+		return nil, err
 	}
 	dir := filepath.Join(s.dir, key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	os.Remove(dir + ".json")
+	if l, err := s.lease(key); err == nil {
+		hostfs.RemoveAll(tmp)
+		return l, nil
+	}
+	// A folder without a manifest is a put that died half-way: nobody
+	// can be using it.
 	hostfs.RemoveAll(dir)
 	if err := os.Rename(tmp, dir); err != nil {
 		hostfs.RemoveAll(tmp)
-		return "", fmt.Errorf("deps: %w", err)
+		return nil, fmt.Errorf("deps: %w", err)
 	}
+	// The manifest is written whole, then renamed into place: a reader
+	// sees none or all of it.
 	js, _ := json.Marshal(m)
-	if err := os.WriteFile(dir+".json", js, 0o600); err != nil {
-		return "", fmt.Errorf("deps: %w", err)
+	if err := os.WriteFile(tmp+".json", js, 0o600); err != nil {
+		os.Remove(tmp + ".json")
+		hostfs.RemoveAll(dir)
+		return nil, fmt.Errorf("deps: %w", err)
+	}
+	if err := os.Rename(tmp+".json", dir+".json"); err != nil {
+		os.Remove(tmp + ".json")
+		hostfs.RemoveAll(dir)
+		return nil, fmt.Errorf("deps: %w", err)
+	}
+	l, err := s.lease(key)
+	if err != nil {
+		return nil, fmt.Errorf("deps: %w", err)
 	}
 	s.verified[key] = true
 	s.evict(key)
-	return dir, nil
+	return l, nil
 }
 
-// evict removes the least recently used layers, other than keep, while
-// the store holds more than its bound.
+// evict removes the least recently used layers nobody uses, other than
+// keep, while the store holds more than its bound.
 func (s *Store) evict(keep string) {
 	if s.max <= 0 {
 		return
@@ -139,7 +211,7 @@ func (s *Store) evict(keep string) {
 	entries, _ := os.ReadDir(s.dir)
 	for _, e := range entries {
 		key, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
+		if !ok || strings.HasPrefix(key, ".tmp-") {
 			continue
 		}
 		info, err1 := e.Info()
@@ -156,13 +228,37 @@ func (s *Store) evict(keep string) {
 		if total <= s.max {
 			return
 		}
-		if l.key == keep {
-			continue
+		if l.key != keep && s.remove(l.key) {
+			total -= l.bytes
 		}
-		os.Remove(filepath.Join(s.dir, l.key+".json"))
-		hostfs.RemoveAll(filepath.Join(s.dir, l.key))
-		delete(s.verified, l.key)
-		total -= l.bytes
+	}
+}
+
+// remove deletes the layer key unless a process uses it.
+func (s *Store) remove(key string) bool {
+	f, err := os.Open(filepath.Join(s.dir, key+".json"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	s.discard(key)
+	return true
+}
+
+// discard removes the layer key: its manifest first (nobody starts using
+// it after that), then its folder, renamed out of the way so that a put
+// of the same key meanwhile is not what gets deleted.
+func (s *Store) discard(key string) {
+	os.Remove(filepath.Join(s.dir, key+".json"))
+	delete(s.verified, key)
+	var b [6]byte
+	rand.Read(b[:])
+	gone := filepath.Join(s.dir, ".tmp-"+hex.EncodeToString(b[:]))
+	if os.Rename(filepath.Join(s.dir, key), gone) == nil {
+		hostfs.RemoveAll(gone)
 	}
 }
 
