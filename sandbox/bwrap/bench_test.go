@@ -11,6 +11,7 @@ import (
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/sandbox/bwrap"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
+	"github.com/skilld/skilld/sandbox/deps"
 	"github.com/skilld/skilld/sandbox/skillcache"
 )
 
@@ -170,4 +171,107 @@ func BenchmarkPlace(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkExecRoots is `true` on each kind of sandbox, in one run: the
+// host's folders (today's default), a root file system (busybox), and the
+// host's folders with the network through the proxy (its listener made in
+// the command's namespace).
+func BenchmarkExecRoots(b *testing.B) {
+	bwraptest.Require(b)
+	busybox, err := bwrap.DirRoot("busybox", bwraptest.BusyboxRoot(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	p, err := bwrap.New(b.Context(), bwrap.Config{Root: filepath.Join(dir, "sb"), CacheDir: filepath.Join(dir, "cache"), Roots: []bwrap.Root{bwrap.HostRoot(), busybox}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, c := range []struct {
+		name string
+		p    sandbox.CreateParams
+	}{
+		{"host", sandbox.CreateParams{ID: "host"}},
+		{"rootfs", sandbox.CreateParams{ID: "rootfs", Rootfs: "busybox"}},
+		{"proxy", sandbox.CreateParams{ID: "proxy", Network: true, Allow: []string{"127.0.0.1:9"}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			sb, err := p.Create(b.Context(), c.p)
+			if err != nil {
+				b.Skip(err) // the proxy needs root
+			}
+			defer sb.Destroy(b.Context())
+			for b.Loop() {
+				if res, err := sb.Exec(b.Context(), sandbox.ExecParams{Command: "true"}); err != nil || res.ExitCode != 0 {
+					b.Fatal(res, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEnvironment places a skill in a new sandbox: "plain" without
+// dependencies; "cached" with a requirements.txt whose layer an earlier
+// task built (Place, then Environment finds the layer, checks nothing new
+// and binds it); "cold" builds the layer (pip from an index on 127.0.0.1,
+// through the proxy), once per iteration on a fresh store.
+func BenchmarkEnvironment(b *testing.B) {
+	bwraptest.Require(b)
+	if os.Geteuid() != 0 {
+		b.Skip("installs take the network through the proxy, which takes root")
+	}
+	ix := bwraptest.NewPackageIndex(b)
+	files := []pack.File{{Path: "SKILL.md", Data: []byte("---\nname: d\ndescription: d\n---\nx\n")}, {Path: "scripts/run.py", Data: []byte("import probe_pkg\n")}}
+	plain, _ := pack.New(files, pack.Limits{})
+	withDeps, _ := pack.New(append(files, pack.File{Path: "requirements.txt", Data: []byte("probe-pkg==1.0\n")}), pack.Limits{})
+	newProvider := func(b *testing.B) *bwrap.Provider {
+		dir := b.TempDir()
+		p, err := bwrap.New(b.Context(), bwrap.Config{Root: filepath.Join(dir, "sb"), CacheDir: filepath.Join(dir, "cache"),
+			Deps: bwrap.DepsConfig{Indexes: deps.Indexes{Python: ix.URL + "/simple"}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { p.Close(); bwraptest.UnmountAll(b, dir) })
+		return p
+	}
+	place := func(b *testing.B, p *bwrap.Provider, i int, pkg *pack.Package) {
+		b.StopTimer()
+		sb, err := p.Create(b.Context(), sandbox.CreateParams{ID: fmt.Sprint("s", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := sb.Place(b.Context(), "skills/d-1", pkg); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := sb.(sandbox.Environments).Environment(b.Context(), "skills/d-1", pkg); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		sb.Destroy(b.Context())
+		b.StartTimer()
+	}
+	p := newProvider(b)
+	place(b, p, -1, withDeps) // builds the layer and fills the cache
+	place(b, p, -2, plain)
+	b.Run("plain", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			place(b, p, i, plain)
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			place(b, p, i, withDeps)
+		}
+	})
+	b.Run("cold", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			fresh := newProvider(b)
+			b.StartTimer()
+			place(b, fresh, i, withDeps)
+		}
+	})
 }
