@@ -29,11 +29,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/sandbox/internal/hostfs"
+	"golang.org/x/sys/unix"
 )
 
 // Cache is a folder of verified package copies. It is safe for concurrent
@@ -58,7 +58,7 @@ type stamp struct {
 	dev, ino     uint64
 	mode         uint32
 	size         int64
-	mtime, ctime syscall.Timespec
+	mtime, ctime unix.Timespec
 }
 
 // New opens (creating it with mode 0700) the cache folder dir.
@@ -272,10 +272,22 @@ func (e *entry) record(dir string) error {
 }
 
 // unchanged reports whether every recorded inode still has its stamp.
+// Names are looked up from the folder's descriptor: one path walk, not one
+// per file.
 func (e *entry) unchanged(dir string) bool {
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
 	for rel, want := range e.stamps {
-		got, err := stampOf(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil || got != want {
+		var st unix.Stat_t
+		if rel == "." {
+			err = unix.Fstat(fd, &st)
+		} else {
+			err = unix.Fstatat(fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
+		}
+		if err != nil || stampFrom(&st) != want {
 			return false
 		}
 	}
@@ -283,9 +295,13 @@ func (e *entry) unchanged(dir string) bool {
 }
 
 func stampOf(p string) (stamp, error) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(p, &st); err != nil {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
 		return stamp{}, err
 	}
-	return stamp{dev: uint64(st.Dev), ino: st.Ino, mode: st.Mode, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, nil
+	return stampFrom(&st), nil
+}
+
+func stampFrom(st *unix.Stat_t) stamp {
+	return stamp{dev: st.Dev, ino: st.Ino, mode: st.Mode, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
 }
