@@ -1,9 +1,12 @@
 package deps
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -176,5 +179,45 @@ func TestStore(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(s.dir, ".tmp-*")); len(left) != 0 {
 		t.Errorf("temporary folders left: %q", left)
+	}
+}
+
+// Processes sharing a store put the same layers at once: each gets a whole
+// layer, and what is left matches its manifest.
+func TestStoreConcurrentPuts(t *testing.T) {
+	built := t.TempDir()
+	for i := range 50 {
+		os.WriteFile(filepath.Join(built, fmt.Sprint("f", i)), []byte(strings.Repeat("x", i)), 0o644)
+	}
+	dir := filepath.Join(t.TempDir(), "deps")
+	var stores []*Store
+	for range 4 { // four processes: their own lock descriptors
+		s, _ := Open(dir, 0)
+		stores = append(stores, s)
+	}
+	for round := range 40 {
+		key := fmt.Sprint("k", round)
+		var wg sync.WaitGroup
+		errs := make([]error, len(stores))
+		for i, s := range stores {
+			wg.Go(func() {
+				l, err := s.Put(key, built)
+				if err == nil {
+					_, err = os.Stat(filepath.Join(l.Dir, "f49"))
+					l.Close()
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		fresh, _ := Open(dir, 0)
+		l, ok := fresh.Get(key)
+		if !ok {
+			t.Fatalf("round %d: the layer left does not match its manifest", round)
+		}
+		l.Close()
 	}
 }

@@ -135,7 +135,10 @@ func (s *Store) Get(key string) (*Layer, bool) {
 		if err != nil || json.Unmarshal(b, &m) != nil || verify(l.Dir, m) != nil {
 			// Damaged: of no use to anyone, in use or not.
 			l.Close()
-			s.discard(key)
+			if unlock, err := s.exclusive(); err == nil {
+				s.discard(key)
+				unlock()
+			}
 			return nil, false
 		}
 		s.verified[key] = true
@@ -162,12 +165,18 @@ func (s *Store) Put(key, built string) (*Layer, error) {
 	dir := filepath.Join(s.dir, key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.exclusive()
+	if err != nil {
+		hostfs.RemoveAll(tmp)
+		return nil, err
+	}
+	defer unlock()
 	if l, err := s.lease(key); err == nil {
 		hostfs.RemoveAll(tmp)
 		return l, nil
 	}
-	// A folder without a manifest is a put that died half-way: nobody
-	// can be using it.
+	// A folder without a manifest is a put that died half-way (a live
+	// one holds the store's lock): nobody can be using it.
 	hostfs.RemoveAll(dir)
 	if err := os.Rename(tmp, dir); err != nil {
 		hostfs.RemoveAll(tmp)
@@ -234,7 +243,23 @@ func (s *Store) evict(keep string) {
 	}
 }
 
-// remove deletes the layer key unless a process uses it.
+// exclusive takes the lock that every process sharing the store holds
+// while it puts or removes a layer, so that a removal never takes away a
+// folder another process has just put.
+func (s *Store) exclusive() (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(s.dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("deps: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("deps: locking the store: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// remove deletes the layer key unless a process uses it; the caller holds
+// the store's lock.
 func (s *Store) remove(key string) bool {
 	f, err := os.Open(filepath.Join(s.dir, key+".json"))
 	if err != nil {
@@ -248,9 +273,9 @@ func (s *Store) remove(key string) bool {
 	return true
 }
 
-// discard removes the layer key: its manifest first (nobody starts using
-// it after that), then its folder, renamed out of the way so that a put
-// of the same key meanwhile is not what gets deleted.
+// discard removes the layer key (the caller holds the store's lock): its
+// manifest first (nobody starts using it after that), then its folder,
+// moved aside first so that nothing half-removed is ever under its name.
 func (s *Store) discard(key string) {
 	os.Remove(filepath.Join(s.dir, key+".json"))
 	delete(s.verified, key)
