@@ -74,8 +74,8 @@ func runRootfsBuild(ctx context.Context, e *env, args []string) int {
 	fl.SetOutput(e.stderr)
 	packages := fl.String("packages", "", "a file naming the Debian packages to install (sandbox/rootfs/skills-common.txt is the maintained list)")
 	out := fl.String("out", "", "the folder to make (it must not exist); use it with --sandbox-rootfs")
-	suite := fl.String("suite", "bookworm", "the Debian release")
-	mirror := fl.String("mirror", "", "the Debian mirror (default: this machine's apt sources)")
+	suite := fl.String("suite", "trixie", "the Debian release")
+	mirror := fl.String("mirror", "", "the Debian mirror (default: deb.debian.org, with the release's updates and security mirrors)")
 	variant := fl.String("variant", "essential", "mmdebstrap's variant: essential (Essential: yes packages and what the list needs), apt, minbase, important")
 	if err := fl.Parse(args); err != nil {
 		return exitUsage
