@@ -220,7 +220,7 @@ func (r *run) renderPackage(ctx context.Context, s Skill, limit int) (*activatio
 
 // renderGo loads a Go skill: a fresh state, its entries rendered from it.
 func (r *run) renderGo(gs *GoSkill, limit int) (*activation, error) {
-	sc := &SkillContext{Skill: gs.Name, Store: r.cfg.Store}
+	sc := &SkillContext{Skill: gs.Name, Store: r.store}
 	if gs.Init != nil {
 		sc.State = gs.Init()
 	}

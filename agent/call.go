@@ -50,7 +50,7 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 		// Recorded: the tool is not run again. (Activations and Go skills'
 		// tools are: they rebuild the run's skills and their state, and
 		// their recorded results are then used.)
-		rec, found, err := r.rp.toolResult(call.ID, r.cfg.Store.restore)
+		rec, found, err := r.rp.toolResult(call.ID, r.store.restore)
 		switch {
 		case err != nil:
 			r.diverged(ctx, err)

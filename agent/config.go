@@ -113,8 +113,9 @@ type Config struct {
 	// GoSkills are skills defined in Go, offered in the same catalog and
 	// activated with the same tool as package skills.
 	GoSkills []*GoSkill
-	// Store is the agent store Go skills keep values in across loads
-	// (a new empty one by default; NewStore rebuilds one from a log).
+	// Store holds the values each run's agent store starts with (none by
+	// default). A run keeps its own store, which Go skills write across
+	// loads and which the task log records; Store itself is not written.
 	Store *Store
 
 	// Placement is PlacementTranscript (the default) or
@@ -153,9 +154,12 @@ type Config struct {
 	SandboxInfo *sandbox.Info
 
 	Tokenizer Counter
-	// Outputs stores large tool outputs; an in-memory store by default.
+	// Outputs stores large tool outputs; each run gets an in-memory
+	// store of its own by default.
 	Outputs Outputs
-	// Log receives every message and event; in memory by default.
+	// Log receives every message and event of one task; each run gets an
+	// in-memory log of its own by default. Give an agent that runs
+	// several tasks at once no Log, or build one agent per task.
 	Log Log
 
 	// Gate, when set, is called before each live side effect of the run
@@ -205,9 +209,6 @@ func (c Config) withDefaults() (Config, error) {
 	case c.MaxMessages == -1:
 		c.MaxMessages = 0
 	}
-	if c.Store == nil {
-		c.Store = NewStore(nil)
-	}
 	if c.EntryShare == 0 {
 		c.EntryShare = DefaultEntryShare
 	}
@@ -222,12 +223,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.StorageRetry == 0 {
 		c.StorageRetry = DefaultStorageRetry
-	}
-	if c.Outputs == nil {
-		c.Outputs = &MemoryOutputs{}
-	}
-	if c.Log == nil {
-		c.Log = &MemoryLog{}
 	}
 	return c, nil
 }

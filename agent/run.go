@@ -17,7 +17,9 @@ import (
 	"github.com/skilld/skilld/internal/outage"
 )
 
-// Agent runs tasks with one configuration.
+// Agent runs tasks with one configuration. It holds no state of a task:
+// each Run has its own log (unless Config.Log names one), outputs and
+// agent store, so one Agent may run several tasks at once.
 type Agent struct {
 	cfg Config
 }
@@ -90,6 +92,9 @@ type run struct {
 	// live after it.
 	rp      *replay
 	resumed bool
+	// store is the run's agent store: Go skills' values, every write in
+	// the log.
+	store *Store
 
 	// Skills: the catalog's (disclosed), all by name, the withheld ones,
 	// the Go skills, and those active now.
@@ -144,7 +149,16 @@ func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
 	if cfg.Placement == PlacementContext {
 		r.loaded = &placement.Loaded{Max: cfg.MaxLoaded, Budget: int(cfg.SkillsShare * float64(cfg.Window))}
 	}
-	cfg.Store.persist = func(ctx context.Context, key string, value json.RawMessage) error {
+	// What a run writes is its own: a log, outputs and an agent store
+	// for this task alone, so one agent may run tasks at once.
+	if r.cfg.Log == nil {
+		r.cfg.Log = &MemoryLog{}
+	}
+	if r.cfg.Outputs == nil {
+		r.cfg.Outputs = &MemoryOutputs{}
+	}
+	r.store = NewStore(cfg.Store.snapshot())
+	r.store.persist = func(ctx context.Context, key string, value json.RawMessage) error {
 		if _, _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}); !ok {
 			return skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the store write")
 		}

@@ -63,6 +63,16 @@ func (s *Store) restore(w storeWrite) {
 	s.values[w.Key] = w.Value
 }
 
+// snapshot returns a copy of the values (none for a nil store).
+func (s *Store) snapshot() map[string]json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.values)
+}
+
 // Keys returns the keys that hold a value.
 func (s *Store) Keys() []string {
 	s.mu.Lock()
