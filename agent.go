@@ -3,6 +3,7 @@ package skilld
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -141,6 +142,42 @@ type ContextSettings struct {
 	// Compaction summarizes old messages when a request nears the
 	// window; on unless set to false.
 	Compaction *bool `json:"compaction,omitempty"`
+}
+
+// Placements of activated skills: in the transcript, as a tool result
+// (the default), or in a context block that loads and unloads them.
+const (
+	PlacementTranscript = "transcript"
+	PlacementContext    = "context"
+)
+
+// Check reports the first setting out of range, taking the fields in the
+// order they are declared, as an EINVALID error whose detail names it
+// (config.context.<field>). Every knob takes effect or is refused: one
+// that would do nothing is an error too.
+func (c ContextSettings) Check() error {
+	bad := func(field, format string, args ...any) error {
+		msg := fmt.Sprintf(format, args...)
+		return &Error{Code: EINVALID, Message: msg, Details: []Detail{{Field: "config.context." + field, Message: msg}}}
+	}
+	switch {
+	case c.Window < 0:
+		return bad("window", "window must not be negative")
+	case c.Placement != "" && c.Placement != PlacementTranscript && c.Placement != PlacementContext:
+		return bad("placement", "placement must be %s or %s, not %q", PlacementTranscript, PlacementContext, c.Placement)
+	case c.MaxLoaded < 0:
+		return bad("max_loaded", "max_loaded must not be negative")
+	case c.MaxLoaded > 0 && c.Placement != PlacementContext:
+		// Only context placement loads and unloads skills.
+		return bad("max_loaded", "max_loaded applies to context placement only; set placement to context or leave max_loaded out")
+	case c.MaxMessages < -1 || c.MaxMessages == 1:
+		return bad("max_messages", "max_messages must be 0 (the placement's default), -1 (no cap) or at least 2 (a tool call and its result are two), not %d", c.MaxMessages)
+	case c.EntryShare < 0 || c.EntryShare > 1:
+		return bad("entry_share", "entry_share must be between 0 and 1, not %g", c.EntryShare)
+	case c.SkillsShare < 0 || c.SkillsShare > 1:
+		return bad("skills_share", "skills_share must be between 0 and 1, not %g", c.SkillsShare)
+	}
+	return nil
 }
 
 // AgentSkill attaches a skill to an agent, optionally pinned to a version

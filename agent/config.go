@@ -13,6 +13,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -72,8 +73,8 @@ const (
 
 // Placements of activated skills.
 const (
-	PlacementTranscript = "transcript"
-	PlacementContext    = "context"
+	PlacementTranscript = skilld.PlacementTranscript
+	PlacementContext    = skilld.PlacementContext
 )
 
 // Counter counts tokens the way the model that meters the run does.
@@ -187,18 +188,17 @@ func (c Config) withDefaults() (Config, error) {
 	if len(c.Skills) > 0 && c.Packages == nil {
 		return c, skilld.Errorf(skilld.EINVALID, "agent: skills are attached but there is no package source")
 	}
+	// The settings an agent is saved with are checked by the same rules.
+	cs := skilld.ContextSettings{Window: c.Window, Placement: c.Placement, MaxLoaded: c.MaxLoaded, MaxMessages: c.MaxMessages,
+		EntryShare: c.EntryShare, SkillsShare: c.SkillsShare}
+	if err := cs.Check(); err != nil {
+		return c, fmt.Errorf("agent: %w", err)
+	}
+	if c.CatalogShare < 0 || c.CatalogShare > 1 {
+		return c, skilld.Errorf(skilld.EINVALID, "agent: the catalog's share must be between 0 and 1, not %g", c.CatalogShare)
+	}
 	if c.Placement == "" {
 		c.Placement = PlacementTranscript
-	}
-	switch {
-	case c.Placement != PlacementTranscript && c.Placement != PlacementContext:
-		return c, skilld.Errorf(skilld.EINVALID, "agent: placement %q: use %q or %q", c.Placement, PlacementTranscript, PlacementContext)
-	case c.MaxLoaded < 0:
-		return c, skilld.Errorf(skilld.EINVALID, "agent: max loaded skills %d must be positive", c.MaxLoaded)
-	case c.MaxMessages < -1 || c.MaxMessages == 1:
-		return c, skilld.Errorf(skilld.EINVALID, "agent: max messages %d: give at least 2 (a tool call and its result are two), 0 for the default or -1 for no cap", c.MaxMessages)
-	case c.EntryShare < 0 || c.EntryShare > 1 || c.SkillsShare < 0 || c.SkillsShare > 1 || c.CatalogShare < 0 || c.CatalogShare > 1:
-		return c, skilld.Errorf(skilld.EINVALID, "agent: shares of the window must be between 0 and 1")
 	}
 	if c.MaxLoaded == 0 {
 		c.MaxLoaded = DefaultMaxLoaded

@@ -49,3 +49,18 @@ func TestNewRefusesClashes(t *testing.T) {
 		}
 	}
 }
+
+// TestNewChecksContextLikeTheService: a run's context settings are refused
+// by the rules an agent is saved with, with the same words.
+func TestNewChecksContextLikeTheService(t *testing.T) {
+	for _, cs := range []skilld.ContextSettings{
+		{Placement: "sideways"}, {MaxLoaded: 2}, {MaxMessages: 1}, {Placement: "context", EntryShare: 1.5}, {SkillsShare: -1},
+	} {
+		want := cs.Check()
+		_, err := agent.New(agent.Config{Model: script(t), Window: 10000, Tokenizer: runeCounter{}, Placement: cs.Placement,
+			MaxLoaded: cs.MaxLoaded, MaxMessages: cs.MaxMessages, EntryShare: cs.EntryShare, SkillsShare: cs.SkillsShare})
+		if want == nil || skilld.ErrorMessage(err) != skilld.ErrorMessage(want) || skilld.ErrorCode(err) != skilld.EINVALID {
+			t.Errorf("%+v: New says %v, the saved agent's rule %v", cs, err, want)
+		}
+	}
+}

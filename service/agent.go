@@ -138,27 +138,8 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 			return invalidField("config.timeout", "timeout must be a duration from 1s to %s, such as 30m, not %q", MaxTaskTimeout, c.Timeout)
 		}
 	}
-	switch c.Context.Placement {
-	case "", "transcript", "context":
-	default:
-		return invalidField("config.context.placement", "placement must be transcript or context, not %q", c.Context.Placement)
-	}
-	for field, v := range map[string]float64{"config.context.entry_share": c.Context.EntryShare, "config.context.skills_share": c.Context.SkillsShare} {
-		if v < 0 || v > 1 {
-			return invalidField(field, "%s must be between 0 and 1, not %g", field, v)
-		}
-	}
-	switch {
-	case c.Context.Window < 0:
-		return invalidField("config.context.window", "window must not be negative")
-	case c.Context.MaxLoaded < 0:
-		return invalidField("config.context.max_loaded", "max_loaded must not be negative")
-	case c.Context.MaxLoaded > 0 && c.Context.Placement != "context":
-		// Every knob takes effect or is refused: only context placement
-		// loads and unloads skills.
-		return invalidField("config.context.max_loaded", "max_loaded applies to context placement only; set placement to context or leave max_loaded out")
-	case c.Context.MaxMessages < -1 || c.Context.MaxMessages == 1:
-		return invalidField("config.context.max_messages", "max_messages must be 0 (the placement's default), -1 (no cap) or at least 2, not %d", c.Context.MaxMessages)
+	if err := c.Context.Check(); err != nil {
+		return err
 	}
 	for _, ts := range c.Toolsets {
 		if ts != skilld.ToolsetSkills {
