@@ -1,6 +1,6 @@
 package store
 
-import "go.mau.fi/util/confusable"
+import "github.com/skilld/skilld/internal/confusable"
 
 // NameSkeleton is the key under which two skill names count as the same
 // name to a reader: the Unicode UTS #39 skeleton, which maps characters
