@@ -1,7 +1,10 @@
 // Package skilld holds the domain words shared by every part of the server and
-// runtime: the error type with its codes, and (as later parts land) the entity
-// types and the service interfaces that the storage drivers, the REST API, the
-// CLI and the agent toolset implement or consume.
+// runtime: the error type with its codes, and the entities the storage
+// drivers keep and the service, the REST API, the CLI and the agent toolset
+// pass around (workspaces, members, roles and tokens; skills, their versions
+// and packages; catalog items and installs; agents with their context and
+// sandbox settings; policies; tasks, their log and events). It holds data
+// and the small rules that belong to it, no behaviour that needs I/O.
 package skilld
 
 import (

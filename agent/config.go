@@ -23,7 +23,7 @@ import (
 	"github.com/skilld/skilld/sandbox"
 )
 
-// Defaults, each named for where it comes from (see DESIGN.md).
+// Defaults of a Config's zero fields, and the fixed numbers of a run.
 const (
 	// DefaultEntryShare: one activation may take 10% of the window.
 	DefaultEntryShare = 0.10
@@ -47,19 +47,21 @@ const (
 	// package storage before it reports the skill unavailable.
 	DefaultStorageRetry = 30 * time.Second
 
-	// DefaultMaxLoaded: skills loaded at once in context placement
-	// (document 000).
+	// DefaultMaxLoaded: skills loaded at once in context placement;
+	// activating one more unloads the least recently used.
 	DefaultMaxLoaded = 3
 	// DefaultMaxMessages: transcript messages per request in context
-	// placement (document 000); transcript placement has no cap by
-	// default.
+	// placement, where loaded skills live outside the transcript, so
+	// old turns can go; transcript placement has no cap by default,
+	// since its activations are messages of the transcript.
 	DefaultMaxMessages = 60
 	// TraceChars: a load's contextChanged entry quotes the first this
-	// many characters of each entry the skill renders (document 000).
+	// many characters of each entry the skill renders, so later turns
+	// keep a trace of a skill once it is unloaded.
 	TraceChars = 200
 
 	// OutputReserve is the share of the window kept for the answer: the
-	// effective window is the rest (document 001).
+	// effective window is the rest, and no request is sent above it.
 	OutputReserve = 0.15
 	// CompactAt and WarnAt are shares of the effective window: above the
 	// first a request is compacted first, above the second a

@@ -49,7 +49,7 @@ func activateCall(name string) *model.Response {
 
 func lastContent(req *model.Request) string { return req.Messages[len(req.Messages)-1].Content }
 
-// TestContextPlacement walks document 000's lifecycle: loads into
+// TestContextPlacement walks a skill's life in context placement: loads into
 // <current_context>, least-recently-used unloading, re-activation, a Go
 // skill's tools coming and going with it, per-load state dropped and the
 // store kept.

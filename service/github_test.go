@@ -42,7 +42,7 @@ func TestImportGitHub(t *testing.T) {
 		if !strings.Contains(err.Error(), "multiple_skills_found") {
 			t.Errorf("several skills without a selector: %v", err)
 		}
-		// A folder whose name differs from the skill's is refused, per the spec.
+		// A folder whose name differs from the skill's is refused (docs/SKILL-FORMAT.md).
 		_, err = e.svc.ImportGitHub(ctx, e.member, service.ImportGitHubParams{URL: "https://github.com/acme/skills", SkillName: "bad"})
 		wantCode(t, err, skilld.EINVALID)
 		res = must[*service.ImportResult](t)(e.svc.ImportGitHub(ctx, e.member, service.ImportGitHubParams{URL: "https://github.com/acme/skills", SkillName: "format"}))

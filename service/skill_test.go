@@ -128,7 +128,7 @@ func testArchive(t *testing.T, open storetest.Opener) {
 	if sk.Name != "my-skill" || sk.SourceType != skilld.SourceZip {
 		t.Errorf("from zip %+v", sk.Skill)
 	}
-	// The folder name must match the skill name, as the spec says.
+	// The folder name must match the skill name (docs/SKILL-FORMAT.md).
 	_, err := e.svc.CreateSkillFromArchive(ctx, e.member, service.CreateSkillFromArchiveParams{Archive: zipOf(t, map[string]string{"folder/SKILL.md": skillMD("other", "d")})})
 	wantCode(t, err, skilld.EINVALID)
 	_, err = e.svc.CreateSkillFromArchive(ctx, e.member, service.CreateSkillFromArchiveParams{Archive: []byte("garbage")})

@@ -13,9 +13,10 @@ type Plan struct {
 	Tokens int
 }
 
-// Compaction plans the compaction of document 001, without its limit:
-// keep the first group and the newest groups holding at least keepLast
-// messages, and summarize what is between, except protected groups, which
+// Compaction plans which groups a compaction summarizes; when to compact
+// (a request above 75% of the effective window) is the caller's rule. It
+// keeps the first group and the newest groups holding at least keepLast
+// messages, and summarizes what is between, except protected groups, which
 // are lifted out of the span and kept verbatim, so an early activation
 // never blocks compaction. ok is false when there is nothing worth
 // summarizing (no unprotected group between, or only an earlier summary).

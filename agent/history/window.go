@@ -1,9 +1,10 @@
 package history
 
 // Window chooses the groups a request carries when it may hold at most
-// limit messages (document 000's maxTranscriptMessages): the newest groups that
-// fit, the oldest leaving first, then moved forward to start at a user
-// message so that no tool result loses its call. Nothing is summarized.
+// limit messages (the cap context placement puts on a request's
+// conversation, 60 by default): the newest groups that fit, the oldest
+// leaving first, then moved forward to start at a user message so that no
+// tool result loses its call. Nothing is summarized.
 //
 // When the newest groups that fit hold no user message (one long run of
 // tool calls), the window is the user message that began that turn

@@ -1,5 +1,5 @@
 // Package placement keeps the skills loaded into a run's context in
-// `context` placement (document 000): at most Max at once, the least
+// `context` placement: at most Max at once, the least
 // recently used unloaded to make room for a new one, all of them within a
 // token budget. It is pure bookkeeping, testable without a run.
 package placement
