@@ -195,11 +195,11 @@ func formatScalar(v reflect.Value) (s string, ok bool) {
 }
 
 // ParamNames lists, by their JSON names, the parameters of type t that a
-// request to route rt can carry (in the path, the query or the body). The
+// request to route r can carry (in the path, the query or the body). The
 // parity test compares it with the agent tools' parameters.
-func (rt Route) ParamNames(t reflect.Type) []string {
+func (r Route) ParamNames(t reflect.Type) []string {
 	var out []string
-	for _, f := range paramFields(t, rt.Body) {
+	for _, f := range paramFields(t, r.Body) {
 		out = append(out, f.json)
 	}
 	return out

@@ -101,13 +101,13 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// key is the object key of a blob; hexSum must come from blob.ParseDigest.
 // ObjectKey is the key of a blob's object in the bucket, for operators
 // and tests that look at the bucket directly.
 func (s *Store) ObjectKey(digest string) string {
 	return s.key(strings.TrimPrefix(digest, blob.Algorithm+":"))
 }
 
+// key is the object key of a blob; hexSum must come from blob.ParseDigest.
 func (s *Store) key(hexSum string) string {
 	return s.keyBase + hexSum[:2] + "/" + hexSum
 }
