@@ -41,14 +41,15 @@ type Options struct {
 	UIDPerSandbox bool
 }
 
-// CanaryEnv is set in the test process's environment: no command may see
-// it.
+// CanaryEnv is set in the test process's environment while the suite
+// runs: no command may see it.
 const CanaryEnv = "SKILLD_SANDBOXTEST_CANARY"
 
-// Run runs the suite.
+// Run runs the suite. It sets CanaryEnv with t.Setenv, so t must not be
+// parallel; its subtests are.
 func Run(t *testing.T, o Options) {
 	canary := "canary-" + random()
-	os.Setenv(CanaryEnv, canary)
+	t.Setenv(CanaryEnv, canary)
 	s := &suite{Options: o, canary: canary}
 	t.Run("Contract", func(t *testing.T) {
 		for _, c := range []struct {
