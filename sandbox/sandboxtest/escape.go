@@ -166,8 +166,12 @@ func (s *suite) noProcessOutlives(t *testing.T) {
 		if viaTimeout != (res.Limit == sandbox.LimitTimeout) {
 			t.Errorf("viaTimeout %v: %s", viaTimeout, res.Summary())
 		}
-		time.Sleep(200 * time.Millisecond)
-		if left := hostProcesses(fmt.Sprintf("sleep %d.", secs)); len(left) > 0 {
+		// Killed processes may take a moment to leave the process table.
+		var left []hostProc
+		if !eventually(2*time.Second, func() bool {
+			left = hostProcesses(fmt.Sprintf("sleep %d.", secs))
+			return len(left) == 0
+		}) {
 			t.Errorf("viaTimeout %v: processes outlived their command: %+v", viaTimeout, left)
 			for _, pid := range left {
 				syscall.Kill(pid.pid, syscall.SIGKILL)
@@ -207,18 +211,26 @@ func (s *suite) cannotSignal(t *testing.T) {
 	if err := victim.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Waiting for the victim is how its end is seen: a process killed but
+	// not yet waited for still answers signal 0.
+	exited := make(chan error, 1)
+	go func() { exited <- victim.Wait() }()
 	defer func() {
 		victim.Process.Kill()
-		victim.Wait()
+		<-exited
 	}()
 	sb := s.create(t, sandbox.CreateParams{})
 	res := mustExec(t, sb, fmt.Sprintf("kill -9 %d 2>/dev/null && echo KILLED:victim; kill -9 %d 2>/dev/null && echo KILLED:server; kill -9 -1 2>/dev/null; echo done", victim.Process.Pid, os.Getpid()), sandbox.Limits{})
 	if strings.Contains(string(res.Output), "KILLED:") {
 		t.Errorf("a command signalled a host process: %s", res.Output)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+	// A kill would have been sent before the command ended; give the
+	// victim a moment to die of it.
+	select {
+	case err := <-exited:
+		exited <- err // for the deferred wait
 		t.Errorf("the host process is gone: %v", err)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
 

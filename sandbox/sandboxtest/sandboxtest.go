@@ -461,15 +461,18 @@ func (s *suite) destroyStopsCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan struct{})
 	done := make(chan time.Time, 1)
 	go func() {
-		close(started)
-		sb.Exec(t.Context(), sandbox.ExecParams{Command: "sleep 60"})
+		sb.Exec(t.Context(), sandbox.ExecParams{Command: "touch started && sleep 60"})
 		done <- time.Now()
 	}()
-	<-started
-	time.Sleep(300 * time.Millisecond)
+	// Destroy must find the command running, not yet to start.
+	if !eventually(10*time.Second, func() bool {
+		_, err := sb.Stat(t.Context(), "started")
+		return err == nil
+	}) {
+		t.Fatal("the command did not start")
+	}
 	begin := time.Now()
 	if err := sb.Destroy(t.Context()); err != nil {
 		t.Fatal(err)
@@ -545,4 +548,16 @@ func (s *suite) concurrentApart(t *testing.T) {
 			t.Errorf("sandbox %d lists %q", i, res.Output)
 		}
 	}
+}
+
+// eventually reports whether cond holds within d, looking every 20 ms: the
+// suite's wait for what it can see but is not told of (a file a command
+// wrote, the host's process table).
+func eventually(d time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }
