@@ -163,8 +163,16 @@ func TestHalfClosedUpload(t *testing.T) {
 	addr := strings.TrimPrefix(e.srv.URL, "http://")
 	req := fmt.Sprintf("POST /v1/workspaces/default/skills/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/zip\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		e.admin, len(archive), archive)
-	rawRequest(t, addr, req, true, 10*time.Second)
-	time.Sleep(200 * time.Millisecond)
+	if status := rawRequest(t, addr, req, true, 10*time.Second); !strings.Contains(status, " 201 ") {
+		t.Errorf("status %q", status)
+	}
+	// The request's log line is written when its handler returns, which
+	// can be just after the client has the answer.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(e.logs.String(), "path=/v1/workspaces/default/skills/upload"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the upload was never logged:\n%s", e.logs.String())
+		}
+	}
 	list := e.must(200, "GET", "/v1/workspaces/default/skills", e.admin, nil)
 	if list["total"] != float64(1) {
 		t.Errorf("the upload was not stored: %v", list)
