@@ -7,6 +7,15 @@ import (
 	"github.com/skilld/skilld/service"
 )
 
+// agentCardReply writes an agent profile (agents.card) as its A2A card,
+// whose url needs the origin of the request.
+func agentCardReply(_ *Server, p *service.AgentProfile) Responder {
+	return responderFunc(func(w http.ResponseWriter, r *http.Request) error {
+		writeJSON(w, http.StatusOK, agentCard(r, p))
+		return nil
+	})
+}
+
 // agentCard is the A2A agent card of an agent profile. The card's url is
 // the agent's task endpoint on the origin the request came to.
 func agentCard(r *http.Request, p *service.AgentProfile) any {

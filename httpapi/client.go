@@ -17,9 +17,9 @@ import (
 )
 
 // Client calls a skilld server. It is built on the same route table and
-// parameter classification as the server, so any operation can be called
-// by name with its service params type, and errors come back as
-// *skilld.Error with the server's code.
+// parameter classification as the server: Call runs any operation whose
+// answer is JSON, with its service params and result types, and errors
+// come back as *skilld.Error with the server's code.
 type Client struct {
 	// BaseURL is the server's root, such as http://127.0.0.1:8080.
 	BaseURL string
@@ -31,25 +31,56 @@ type Client struct {
 	HTTPClient *http.Client
 }
 
-// Call runs operation opName with params (a value of, or pointer to, the
-// operation's params type; nil for its zero value) and decodes the result
-// into result (a pointer, or nil to discard it). Use GetFile for
-// skills.get_file, whose answer is raw bytes.
-func (c *Client) Call(ctx context.Context, opName string, params, result any) error {
-	return c.call(ctx, opName, params, nil, 0, result)
+// Call runs operation op on the server with params and returns its
+// result. It is a function, not a method of Client, because methods
+// cannot have type parameters; they are what make the compiler check
+// params and result at every call. Operations that do not answer with
+// their result as JSON have methods of their own: GetFile for
+// skills.get_file, TaskEvents for tasks.events.
+func Call[P, R any](ctx context.Context, c *Client, op service.Op[P, R], params P) (R, error) {
+	return call(ctx, c, op, params, nil, 0)
 }
 
 // call is Call with, for archive routes, the body read from archive (when
 // not nil) instead of the params' archive bytes.
-func (c *Client) call(ctx context.Context, opName string, params any, archive io.Reader, size int64, result any) error {
-	rt, op, err := clientRoute(opName)
+func call[P, R any](ctx context.Context, c *Client, op service.Op[P, R], params P, archive io.Reader, size int64) (R, error) {
+	var res R
+	rt, err := clientRoute(op.Operation)
 	if err != nil {
-		return err
+		return res, err
 	}
-	if rt.Reply == ReplyFile {
-		return fmt.Errorf("httpapi: %s answers with raw bytes; use Client.GetFile", opName)
+	if rt.Reply != ReplyJSON && rt.Reply != ReplyOneOrMany {
+		return res, fmt.Errorf("httpapi: %s does not answer with its result as JSON; use the Client's method for it", op.Name)
 	}
-	req, err := c.newRequest(ctx, rt, op, params, archive, size)
+	var into any
+	if op.Result != nil {
+		into = resultTarget(&res)
+	}
+	if err := c.send(ctx, rt, params, archive, size, into); err != nil {
+		var zero R
+		return zero, err
+	}
+	return res, nil
+}
+
+// resultTarget is what the answer is decoded into to fill *res: for a
+// pointer result a new value it points to, so that the decoder sees a
+// pointer to the struct (as a one-or-many answer needs).
+func resultTarget[R any](res *R) any {
+	v := reflect.ValueOf(res).Elem()
+	if v.Kind() != reflect.Pointer {
+		return res
+	}
+	v.Set(reflect.New(v.Type().Elem()))
+	return v.Interface()
+}
+
+// send sends a request of route rt with params (a value of its
+// operation's params type) and decodes the answer into result (a
+// pointer, or nil to discard it). For archive routes, archive (when not
+// nil) is the body instead of the params' archive bytes.
+func (c *Client) send(ctx context.Context, rt Route, params any, archive io.Reader, size int64, result any) error {
+	req, err := c.newRequest(ctx, rt, params, archive, size)
 	if err != nil {
 		return err
 	}
@@ -61,31 +92,27 @@ func (c *Client) call(ctx context.Context, opName string, params any, archive io
 	return decodeResult(resp, rt, result)
 }
 
-func clientRoute(opName string) (Route, service.Operation, error) {
-	rt, ok := RouteFor(opName)
-	op, ok2 := service.OperationByName(opName)
-	if !ok || !ok2 {
-		return Route{}, service.Operation{}, fmt.Errorf("httpapi: unknown operation %q", opName)
+func clientRoute(op service.Operation) (Route, error) {
+	rt, ok := RouteFor(op)
+	if !ok {
+		return Route{}, fmt.Errorf("httpapi: operation %q has no route", op.Name)
 	}
-	return rt, op, nil
+	return rt, nil
 }
 
 // newRequest builds the request of an operation: path wildcards, query
 // parameters and body from the params fields, exactly as the server's
 // decoder reads them back. For archive routes, archive (when not nil)
 // streams the body instead of the params' archive bytes.
-func (c *Client) newRequest(ctx context.Context, rt Route, op service.Operation, params any, archive io.Reader, size int64) (*http.Request, error) {
-	pv := reflect.New(op.Params).Elem()
-	if params != nil {
-		v := reflect.ValueOf(params)
-		if v.Kind() == reflect.Pointer && v.Type().Elem() == op.Params {
-			v = v.Elem()
-		}
-		if v.Type() != op.Params {
-			return nil, fmt.Errorf("httpapi: %s takes %s, not %T", rt.Op, op.Params, params)
-		}
-		pv.Set(v)
+func (c *Client) newRequest(ctx context.Context, rt Route, params any, archive io.Reader, size int64) (*http.Request, error) {
+	op := rt.Op
+	v := reflect.ValueOf(params)
+	if v.Type() != op.Params {
+		return nil, fmt.Errorf("httpapi: %s takes %s, not %T", op.Name, op.Params, params)
 	}
+	// A settable copy: the field walk fills nil embedded pointers.
+	pv := reflect.New(op.Params).Elem()
+	pv.Set(v)
 	fields := paramFields(op.Params, rt.Body)
 	path, err := c.expand(rt, pv, fields)
 	if err != nil {
@@ -174,7 +201,7 @@ func (c *Client) expand(rt Route, pv reflect.Value, fields []field) (string, err
 			if name == "ws" {
 				return "", skilld.Errorf(skilld.EINVALID, "no workspace given: set the client's Workspace")
 			}
-			return "", skilld.Errorf(skilld.EINVALID, "%s: %s is required", rt.Op, name)
+			return "", skilld.Errorf(skilld.EINVALID, "%s: %s is required", rt.Op.Name, name)
 		}
 		if strings.HasSuffix(seg, "...}") {
 			parts := strings.Split(val, "/")
@@ -260,7 +287,7 @@ func decodeResult(resp *http.Response, rt Route, result any) error {
 			if items := itemsField(result); items.IsValid() {
 				one := reflect.New(items.Type().Elem())
 				if err := json.Unmarshal(data, one.Interface()); err != nil {
-					return fmt.Errorf("decoding the answer of %s: %w", rt.Op, err)
+					return fmt.Errorf("decoding the answer of %s: %w", rt.Op.Name, err)
 				}
 				items.Set(reflect.Append(reflect.MakeSlice(items.Type(), 0, 1), one.Elem()))
 				return nil
@@ -268,7 +295,7 @@ func decodeResult(resp *http.Response, rt Route, result any) error {
 		}
 	}
 	if err := json.Unmarshal(data, result); err != nil {
-		return fmt.Errorf("decoding the answer of %s: %w", rt.Op, err)
+		return fmt.Errorf("decoding the answer of %s: %w", rt.Op.Name, err)
 	}
 	return nil
 }

@@ -13,20 +13,26 @@ import (
 // Upload creates a skill from a zip, tar or tar.gz archive of size bytes,
 // streamed as the request body (skills.create_from_archive).
 func (c *Client) Upload(ctx context.Context, archive io.Reader, size int64, opts service.SkillOptions) (*service.SkillView, error) {
-	var out service.SkillView
-	err := c.call(ctx, "skills.create_from_archive", service.CreateSkillFromArchiveParams{SkillOptions: opts}, archive, size, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return call(ctx, c, service.OpSkillsCreateFromArchive, service.CreateSkillFromArchiveParams{SkillOptions: opts}, archive, size)
 }
 
 // Publish publishes an archive as the next version of a catalog item in
 // registry (catalog.items.publish; instance admins).
 func (c *Client) Publish(ctx context.Context, registry string, archive io.Reader, size int64, opts service.SkillOptions) (*service.PublishedItem, error) {
-	var out service.PublishedItem
-	err := c.call(ctx, "catalog.items.publish", service.PublishCatalogItemParams{Registry: registry, SkillOptions: opts}, archive, size, &out)
+	return call(ctx, c, service.OpCatalogItemsPublish, service.PublishCatalogItemParams{Registry: registry, SkillOptions: opts}, archive, size)
+}
+
+// TaskEvents reads a task's log in one answer (tasks.events with
+// ?format=json): the entries after p.After, at most p.Limit. A live
+// stream of them is a GET of the route with Accept: text/event-stream.
+func (c *Client) TaskEvents(ctx context.Context, p service.TaskEventsParams) (*TaskEventList, error) {
+	rt, err := clientRoute(service.OpTasksEvents.Operation)
 	if err != nil {
+		return nil, err
+	}
+	p.Format = "json"
+	var out TaskEventList
+	if err := c.send(ctx, rt, p, nil, 0, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -41,12 +47,12 @@ func (c *Client) GetFile(ctx context.Context, id, path string) (io.ReadCloser, s
 
 // GetFileVersion is GetFile for version n of the skill (0: the current).
 func (c *Client) GetFileVersion(ctx context.Context, id, path string, n int) (io.ReadCloser, skilld.PackageFile, error) {
-	rt, op, err := clientRoute("skills.get_file")
+	rt, err := clientRoute(service.OpSkillsGetFile.Operation)
 	if err != nil {
 		return nil, skilld.PackageFile{}, err
 	}
 	p := service.GetSkillFileParams{SkillRef: service.SkillRef{ID: id}, Path: path, Version: n}
-	req, err := c.newRequest(ctx, rt, op, p, nil, 0)
+	req, err := c.newRequest(ctx, rt, p, nil, 0)
 	if err != nil {
 		return nil, skilld.PackageFile{}, err
 	}

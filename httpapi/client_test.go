@@ -18,38 +18,38 @@ func TestClientRoundTrip(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, e *testEnv) {
 		ctx := t.Context()
 		admin := &httpapi.Client{BaseURL: e.srv.URL, Token: e.admin, Workspace: "default"}
-		var ws skilld.Workspace
-		if err := admin.Call(ctx, "workspaces.create", service.CreateWorkspaceParams{Name: "team-b"}, &ws); err != nil || ws.Name != "team-b" {
+		ws, err := httpapi.Call(ctx, admin, service.OpWorkspacesCreate, service.CreateWorkspaceParams{Name: "team-b"})
+		if err != nil || ws.Name != "team-b" {
 			t.Fatalf("workspaces.create: %v %+v", err, ws)
 		}
 		admin.Workspace = "team-b"
-		var tok service.NewToken
-		if err := admin.Call(ctx, "tokens.create", &service.CreateTokenParams{Name: "m", Role: skilld.RoleMember}, &tok); err != nil {
+		tok, err := httpapi.Call(ctx, admin, service.OpTokensCreate, service.CreateTokenParams{Name: "m", Role: skilld.RoleMember})
+		if err != nil {
 			t.Fatal(err)
 		}
 		c := &httpapi.Client{BaseURL: e.srv.URL + "/", Token: tok.Secret, Workspace: ws.ID}
 
-		var sk service.SkillView
 		files := map[string]string{"SKILL.md": skillMD("alpha", "First."), "scripts/go.sh": "#!/bin/sh\necho go\n"}
-		if err := c.Call(ctx, "skills.create", service.CreateSkillParams{Files: files}, &sk); err != nil || sk.Version != 1 {
+		sk, err := httpapi.Call(ctx, c, service.OpSkillsCreate, service.CreateSkillParams{Files: files})
+		if err != nil || sk.Version != 1 {
 			t.Fatalf("skills.create: %v %+v", err, sk)
 		}
-		if err := c.Call(ctx, "skills.edit_content", service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: sk.ID},
-			Files: map[string]string{"SKILL.md": skillMD("alpha", "Second.")}, ExpectedVersion: new(1)}, &sk); err != nil || sk.Version != 2 {
+		sk, err = httpapi.Call(ctx, c, service.OpSkillsEditContent, service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: sk.ID},
+			Files: map[string]string{"SKILL.md": skillMD("alpha", "Second.")}, ExpectedVersion: new(1)})
+		if err != nil || sk.Version != 2 {
 			t.Fatalf("skills.edit_content: %v %+v", err, sk)
 		}
-		err := c.Call(ctx, "skills.edit_content", service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: sk.ID},
-			Files: files, ExpectedVersion: new(1)}, nil)
+		_, err = httpapi.Call(ctx, c, service.OpSkillsEditContent, service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: sk.ID},
+			Files: files, ExpectedVersion: new(1)})
 		if skilld.ErrorCode(err) != skilld.ECONFLICT {
 			t.Errorf("stale expected_version: %v", err)
 		}
-		var v service.VersionDetail
-		if err := c.Call(ctx, "skills.versions.get", service.GetSkillVersionParams{SkillRef: service.SkillRef{ID: "alpha"}, Number: 1}, &v); err != nil || len(v.Files) != 2 {
+		v, err := httpapi.Call(ctx, c, service.OpSkillsVersionsGet, service.GetSkillVersionParams{SkillRef: service.SkillRef{ID: "alpha"}, Number: 1})
+		if err != nil || len(v.Files) != 2 {
 			t.Errorf("skills.versions.get: %v %+v", err, v)
 		}
-		var content service.SkillContent
-		if err := c.Call(ctx, "skills.get_content", service.GetSkillContentParams{SkillRef: service.SkillRef{ID: sk.ID}, Version: 1}, &content); err != nil ||
-			content.Version != 1 || !bytes.Contains([]byte(content.Content), []byte("First.")) {
+		content, err := httpapi.Call(ctx, c, service.OpSkillsGetContent, service.GetSkillContentParams{SkillRef: service.SkillRef{ID: sk.ID}, Version: 1})
+		if err != nil || content.Version != 1 || !bytes.Contains([]byte(content.Content), []byte("First.")) {
 			t.Errorf("skills.get_content version 1: %v %+v", err, content)
 		}
 
@@ -59,9 +59,8 @@ func TestClientRoundTrip(t *testing.T) {
 		if err != nil || up.Name != "beta" || up.Description != "Uploaded." || up.SourceType != skilld.SourceZip {
 			t.Fatalf("Upload: %v %+v", err, up)
 		}
-		var page service.SkillPage
-		if err := c.Call(ctx, "skills.list", service.ListSkillsParams{SourceType: skilld.SourceZip, PageSize: 1}, &page); err != nil ||
-			page.Total != 1 || page.PageSize != 1 || page.Items[0].Name != "beta" {
+		page, err := httpapi.Call(ctx, c, service.OpSkillsList, service.ListSkillsParams{SourceType: skilld.SourceZip, PageSize: 1})
+		if err != nil || page.Total != 1 || page.PageSize != 1 || page.Items[0].Name != "beta" {
 			t.Errorf("skills.list: %v %+v", err, page)
 		}
 		body, f, err := c.GetFile(ctx, up.ID, "run.sh")
@@ -76,12 +75,12 @@ func TestClientRoundTrip(t *testing.T) {
 		if _, _, err := c.GetFile(ctx, up.ID, "missing.md"); skilld.ErrorCode(err) != skilld.ENOTFOUND {
 			t.Errorf("GetFile of a missing file: %v", err)
 		}
-		if err := c.Call(ctx, "skills.get_file", service.GetSkillFileParams{}, nil); err == nil {
+		if _, err := httpapi.Call(ctx, c, service.OpSkillsGetFile, service.GetSkillFileParams{}); err == nil {
 			t.Error("Call of skills.get_file should point to GetFile")
 		}
 
 		// Catalog through Publish and install; imports of one and many.
-		if err := admin.Call(ctx, "catalog.registries.create", service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustVerified}, nil); err != nil {
+		if _, err := httpapi.Call(ctx, admin, service.OpCatalogRegistriesCreate, service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustVerified}); err != nil {
 			t.Fatal(err)
 		}
 		item, err := admin.Publish(ctx, "acme", bytes.NewReader(zipped), int64(len(zipped)), service.SkillOptions{})
@@ -92,36 +91,32 @@ func TestClientRoundTrip(t *testing.T) {
 			t.Errorf("Publish by a member: %v", err)
 		}
 		e.github.addRepo(t, "o", "r", map[string]string{"one/SKILL.md": skillMD("one", "One."), "two/SKILL.md": skillMD("two", "Two.")})
-		var imp service.ImportResult
-		if err := c.Call(ctx, "skills.import_github", service.ImportGitHubParams{URL: "https://github.com/o/r/tree/main/one"}, &imp); err != nil || len(imp.Items) != 1 || imp.Items[0].Name != "one" {
+		imp, err := httpapi.Call(ctx, c, service.OpSkillsImportGitHub, service.ImportGitHubParams{URL: "https://github.com/o/r/tree/main/one"})
+		if err != nil || len(imp.Items) != 1 || imp.Items[0].Name != "one" {
 			t.Errorf("import of one: %v %+v", err, imp)
 		}
-		imp = service.ImportResult{}
-		err = c.Call(ctx, "skills.import_github", service.ImportGitHubParams{URL: "https://github.com/o/r"}, &imp)
+		_, err = httpapi.Call(ctx, c, service.OpSkillsImportGitHub, service.ImportGitHubParams{URL: "https://github.com/o/r"})
 		if skilld.ErrorCode(err) != skilld.EINVALID && skilld.ErrorCode(err) != skilld.ECONFLICT {
 			t.Errorf("import of an ambiguous repository: %v", err)
 		}
 
 		// Errors keep their code, message and details.
-		err = c.Call(ctx, "skills.get", service.GetSkillParams{SkillRef: service.SkillRef{ID: "nope"}}, &sk)
+		_, err = httpapi.Call(ctx, c, service.OpSkillsGet, service.GetSkillParams{SkillRef: service.SkillRef{ID: "nope"}})
 		var se *skilld.Error
 		if !errors.As(err, &se) || se.Code != skilld.ENOTFOUND || se.Message == "" {
 			t.Errorf("skills.get of a missing skill: %#v", err)
 		}
-		err = c.Call(ctx, "skills.create", service.CreateSkillParams{Files: map[string]string{"SKILL.md": "no frontmatter"}}, nil)
+		_, err = httpapi.Call(ctx, c, service.OpSkillsCreate, service.CreateSkillParams{Files: map[string]string{"SKILL.md": "no frontmatter"}})
 		if !errors.As(err, &se) || se.Code != skilld.EINVALID || len(se.Details) == 0 {
 			t.Errorf("invalid SKILL.md: %#v", err)
 		}
-		if err := (&httpapi.Client{BaseURL: e.srv.URL, Token: tok.Secret}).Call(ctx, "skills.list", nil, &page); skilld.ErrorCode(err) != skilld.EINVALID {
+		if _, err := httpapi.Call(ctx, &httpapi.Client{BaseURL: e.srv.URL, Token: tok.Secret}, service.OpSkillsList, service.ListSkillsParams{}); skilld.ErrorCode(err) != skilld.EINVALID {
 			t.Errorf("no workspace: %v", err)
 		}
-		if err := (&httpapi.Client{BaseURL: "http://127.0.0.1:1", Token: "x", Workspace: "w"}).Call(ctx, "skills.list", nil, &page); skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
+		if _, err := httpapi.Call(ctx, &httpapi.Client{BaseURL: "http://127.0.0.1:1", Token: "x", Workspace: "w"}, service.OpSkillsList, service.ListSkillsParams{}); skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
 			t.Errorf("unreachable server: %v", err)
 		}
-		if err := c.Call(ctx, "skills.list", service.GetSkillParams{}, &page); err == nil {
-			t.Error("params of the wrong type were sent")
-		}
-		if err := c.Call(ctx, "skills.delete", service.DeleteSkillParams{SkillRef: service.SkillRef{ID: sk.ID}}, nil); err != nil {
+		if _, err := httpapi.Call(ctx, c, service.OpSkillsDelete, service.DeleteSkillParams{SkillRef: service.SkillRef{ID: sk.ID}}); err != nil {
 			t.Errorf("skills.delete: %v", err)
 		}
 	})

@@ -40,6 +40,14 @@ func (s *Server) publicDiscovery(mux *http.ServeMux) {
 	})
 }
 
+// archiveReply writes a skill archive (discovery.archive) as its bytes.
+func archiveReply(s *Server, a *service.SkillArchive) Responder {
+	return responderFunc(func(w http.ResponseWriter, r *http.Request) error {
+		s.writeArchive(w, r, a)
+		return nil
+	})
+}
+
 // writeArchive sends a skill archive as application/zip. Its digest is a
 // strong ETag (the same package always zips to the same bytes), so a client
 // holding the archive gets 304.

@@ -37,14 +37,18 @@ type Watcher interface {
 	Watch(taskID string) (<-chan struct{}, func())
 }
 
+// taskEventsReply answers a request for a task's log (tasks.events).
+func taskEventsReply(s *Server, rt Route, actor service.Actor, p *service.TaskEventsParams) Responder {
+	return responderFunc(func(w http.ResponseWriter, r *http.Request) error { return s.events(w, r, actor, rt, p) })
+}
+
 // events serves a task's log: with ?format=json one answer, otherwise a
 // Server-Sent Events stream that starts after Last-Event-ID (or ?after),
 // follows the task live, and ends when the task has finished and every
-// entry was sent.
-func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Actor, rt Route, p *service.TaskEventsParams) {
+// entry was sent. It returns the errors found before anything is written.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Actor, rt Route, p *service.TaskEventsParams) error {
 	if p.Format != "" && p.Format != "json" && p.Format != "sse" {
-		s.writeError(w, r, badRequest("format", "format must be json or sse, not %q", p.Format))
-		return
+		return badRequest("format", "format must be json or sse, not %q", p.Format)
 	}
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
 		if n, err := strconv.ParseInt(id, 10, 64); err == nil && n > p.After {
@@ -54,25 +58,24 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 	if p.Format == "json" {
 		entries, err := s.Service.TaskEvents(r.Context(), actor, *p)
 		if err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 		out := make([]agent.Event, 0, len(entries))
 		for _, e := range entries {
 			ev, err := agent.EventOf(e.TaskID, e.Seq, e.CreatedAt, e.Kind, e.Payload)
 			if err != nil {
-				s.writeError(w, r, err)
-				return
+				return err
 			}
 			out = append(out, ev)
 		}
 		writeJSON(w, http.StatusOK, TaskEventList{Items: out})
-		return
+		return nil
 	}
 	TaskStream{Service: s.Service, Watcher: s.Watcher, Named: true,
 		Authenticate: func() (service.Actor, error) { return s.actor(r, rt) },
 		Refuse:       func(err error) { s.writeError(w, r, err) },
 	}.Serve(w, r, actor, *p)
+	return nil
 }
 
 // TaskStream writes a task's log as Server-Sent Events: the entries after

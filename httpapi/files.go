@@ -47,6 +47,14 @@ func contentType(p string) string {
 	return "application/octet-stream"
 }
 
+// fileReply writes a package file (skills.get_file) as its bytes.
+func fileReply(s *Server, f *service.SkillFile) Responder {
+	return responderFunc(func(w http.ResponseWriter, r *http.Request) error {
+		s.serveFile(w, r, f)
+		return nil
+	})
+}
+
 // serveFile sends one package file. Its digest is a strong ETag (the bytes
 // of a digest never change), so a client holding the file gets 304. The
 // service verified the bytes against the digest before handing them over:

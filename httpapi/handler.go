@@ -36,8 +36,8 @@ func allowed(a service.Actor, rt Route) error {
 // can refuse a request comes before its body is read, so no caller without
 // the rights can make the server read (or hold) 64 MiB, and the bodies in
 // memory at once stay within MaxBodyBytesInFlight.
-func (s *Server) operation(rt Route, op service.Operation) http.Handler {
-	dec := newDecoder(rt, op.Params)
+func (s *Server) operation(rt Route) http.Handler {
+	dec := newDecoder(rt, rt.Op.Params)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, err := s.actor(r, rt)
 		if err == nil {
@@ -61,10 +61,6 @@ func (s *Server) operation(rt Route, op service.Operation) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		if rt.Reply == ReplyEvents {
-			s.events(w, r, actor, rt, params.(*service.TaskEventsParams))
-			return
-		}
 		ctx := r.Context()
 		if rt.Method != http.MethodGet {
 			// A change whose request arrived whole is carried out even if
@@ -74,7 +70,12 @@ func (s *Server) operation(rt Route, op service.Operation) http.Handler {
 			ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), operationTimeout)
 			defer cancel()
 		}
-		res, err := op.Call(ctx, s.Service, actor, params)
+		var res any
+		if rt.answer != nil {
+			res, err = rt.answer(ctx, s, rt, actor, params)
+		} else {
+			res, err = rt.Op.Call(ctx, s.Service, actor, params)
+		}
 		// A partial result that comes with an error (an import that
 		// stopped after some skills) is not shown: the error says what
 		// was created before it.
@@ -113,25 +114,36 @@ func (s *Server) actor(r *http.Request, rt Route) (service.Actor, error) {
 // found what it would have created (an install made before).
 type existed interface{ AlreadyExisted() bool }
 
+// A Responder is a result that writes its own answer, where JSON of the
+// result is not the answer: a download, the A2A card, a task's log. The
+// service's results know nothing of HTTP, so the routes wrap them in the
+// small types of this package that implement it (see routeResult).
+type Responder interface {
+	// WriteResponse writes the answer. An error is one found before
+	// anything was written; the handler writes it as the API's error.
+	WriteResponse(w http.ResponseWriter, r *http.Request) error
+}
+
+// responderFunc makes a function a Responder, as http.HandlerFunc does a
+// handler.
+type responderFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (f responderFunc) WriteResponse(w http.ResponseWriter, r *http.Request) error { return f(w, r) }
+
 // reply writes a successful result as the route says.
 func (s *Server) reply(w http.ResponseWriter, r *http.Request, rt Route, res any) {
+	if rw, ok := res.(Responder); ok {
+		if err := rw.WriteResponse(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+		return
+	}
 	if e, ok := res.(existed); ok && rt.Status == http.StatusCreated && e.AlreadyExisted() {
 		rt.Status = http.StatusOK
-	}
-	switch res := res.(type) {
-	case *service.AgentProfile:
-		// Served as the A2A card: its url needs the request's origin.
-		writeJSON(w, rt.Status, agentCard(r, res))
-		return
-	case *service.SkillArchive:
-		s.writeArchive(w, r, res)
-		return
 	}
 	switch {
 	case rt.Status == http.StatusNoContent || isNil(res):
 		w.WriteHeader(rt.Status)
-	case rt.Reply == ReplyFile:
-		s.serveFile(w, r, res.(*service.SkillFile))
 	case rt.Reply == ReplyOneOrMany:
 		writeJSON(w, rt.Status, oneOrMany(res))
 	default:

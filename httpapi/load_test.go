@@ -150,8 +150,8 @@ func seedStore(t *testing.T, e *testEnv) {
 // workspace has loadSkills.
 func seedAPI(t *testing.T, c *httpapi.Client) {
 	ctx := t.Context()
-	var page service.SkillPage
-	if err := c.Call(ctx, "skills.list", service.ListSkillsParams{PageSize: 1}, &page); err != nil {
+	page, err := httpapi.Call(ctx, c, service.OpSkillsList, service.ListSkillsParams{PageSize: 1})
+	if err != nil {
 		t.Fatal(err)
 	}
 	next := atomic.Int64{}
@@ -161,8 +161,8 @@ func seedAPI(t *testing.T, c *httpapi.Client) {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < loadSkills; i = next.Add(1) - 1 {
 				name := fmt.Sprintf("skill-%05d", i)
-				err := c.Call(ctx, "skills.create", service.CreateSkillParams{Files: map[string]string{"SKILL.md": skillMD(name,
-					"A skill that exists to measure listing a workspace of ten thousand skills.")}}, nil)
+				_, err := httpapi.Call(ctx, c, service.OpSkillsCreate, service.CreateSkillParams{Files: map[string]string{"SKILL.md": skillMD(name,
+					"A skill that exists to measure listing a workspace of ten thousand skills.")}})
 				if err != nil && skilld.ErrorCode(err) != skilld.ECONFLICT {
 					t.Error(err)
 					return

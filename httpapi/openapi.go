@@ -117,16 +117,12 @@ func (g *schemaGen) operations(rt Route) (map[string]any, error) {
 	if rt.Role == RolePublic {
 		return map[string]any{method: publicOperation(rt)}, nil
 	}
-	op, ok := service.OperationByName(rt.Op)
-	if !ok {
-		return nil, fmt.Errorf("unknown operation %q", rt.Op)
-	}
-	out, err := g.operation(rt, op)
+	out, err := g.operation(rt, rt.Op)
 	if err != nil {
 		return nil, err
 	}
 	ops := map[string]any{method: out}
-	if head := headOperation(rt, op, out); head != nil {
+	if head := headOperation(rt, rt.Op, out); head != nil {
 		ops["head"] = head
 	}
 	return ops, nil
@@ -154,8 +150,8 @@ func publicOperation(rt Route) map[string]any {
 func (g *schemaGen) operation(rt Route, op service.Operation) (map[string]any, error) {
 	resp := map[string]any{}
 	out := map[string]any{"responses": resp}
-	tag, _, _ := strings.Cut(rt.Op, ".")
-	out["operationId"] = rt.Op
+	tag, _, _ := strings.Cut(op.Name, ".")
+	out["operationId"] = op.Name
 	out["summary"] = op.Summary
 	out["tags"] = []string{tag}
 	out["description"] = "Needs: " + roleText[rt.Role] + "."
@@ -185,11 +181,11 @@ func (g *schemaGen) operation(rt Route, op service.Operation) (map[string]any, e
 // answer HEAD too (net/http does), but there it says nothing a GET would
 // not.
 func headOperation(rt Route, op service.Operation, get map[string]any) map[string]any {
-	if rt.Reply != ReplyFile {
+	if rt.Reply != ReplyFile && rt.Reply != ReplyArchive {
 		return nil
 	}
 	head := maps.Clone(get)
-	head["operationId"] = rt.Op + ".head"
+	head["operationId"] = op.Name + ".head"
 	head["summary"] = op.Summary + ": the headers only"
 	resp := map[string]any{}
 	for code, r := range get["responses"].(map[string]any) {
@@ -240,7 +236,7 @@ func (g *schemaGen) parameters(rt Route, fields []field) ([]any, error) {
 		out = append(out, p)
 	}
 	switch {
-	case rt.Reply == ReplyFile:
+	case rt.Reply == ReplyFile || rt.Reply == ReplyArchive:
 		out = append(out, map[string]any{"name": "If-None-Match", "in": "header", "schema": map[string]any{"type": "string"},
 			"description": "an ETag from an earlier answer: 304 without the bytes when it still matches"})
 	case rt.Reply == ReplyEvents:
@@ -302,11 +298,11 @@ func (g *schemaGen) requestBody(rt Route, params reflect.Type, fields []field) (
 func (g *schemaGen) success(rt Route, op service.Operation, resp map[string]any) error {
 	status := fmt.Sprint(rt.Status)
 	switch {
-	case op.Result == reflect.TypeFor[*service.AgentProfile]():
+	case rt.Reply == ReplyCard:
 		// Served as the A2A card built from the operation's result.
 		resp[status] = map[string]any{"description": "the agent's A2A agent card", "content": jsonContent(ref("AgentCard"))}
 		return nil
-	case op.Result == reflect.TypeFor[*service.SkillArchive]():
+	case rt.Reply == ReplyArchive:
 		resp[status] = map[string]any{
 			"description": "the skill as a reproducible zip; ETag is the digest of its bytes, so If-None-Match answers 304",
 			"headers": map[string]any{

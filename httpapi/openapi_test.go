@@ -59,11 +59,11 @@ func TestOpenAPI(t *testing.T) {
 			t.Errorf("%s %s is not in the document", rt.Method, p)
 			continue
 		}
-		if rt.Op != "" {
-			if op["operationId"] != rt.Op || ids[rt.Op] {
+		if name := rt.Op.Name; name != "" {
+			if op["operationId"] != name || ids[name] {
 				t.Errorf("%s %s: operationId %v", rt.Method, p, op["operationId"])
 			}
-			ids[rt.Op] = true
+			ids[name] = true
 		}
 		declared := map[string]bool{}
 		params, _ := op["parameters"].([]any)

@@ -25,7 +25,7 @@ func routeFor(op string) (httpapi.Route, int) {
 	var found httpapi.Route
 	n := 0
 	for _, r := range httpapi.Routes() {
-		if r.Op == op {
+		if r.Op.Name == op {
 			found, n = r, n+1
 		}
 	}
@@ -89,8 +89,8 @@ func TestParityContract(t *testing.T) {
 		}
 	}
 	for _, r := range httpapi.Routes() {
-		if r.Op != "" && !ops[r.Op] {
-			t.Errorf("route %s %s calls unknown operation %s", r.Method, r.Pattern, r.Op)
+		if r.Op.Name != "" && !ops[r.Op.Name] {
+			t.Errorf("route %s %s calls unknown operation %s", r.Method, r.Pattern, r.Op.Name)
 		}
 	}
 	if len(byName) != count {

@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strings"
+
+	"github.com/skilld/skilld/service"
 )
 
 // BodyKind says how a route reads its request body.
@@ -28,6 +31,10 @@ const (
 	// ReplyFile streams the bytes of one package file, with its digest as
 	// the ETag.
 	ReplyFile
+	// ReplyArchive streams a skill as a zip, with its digest as the ETag.
+	ReplyArchive
+	// ReplyCard writes the A2A agent card made of an agent's profile.
+	ReplyCard
 	// ReplyOneOrMany writes the only item of an {"items": [...]} result as
 	// the object itself, and the list when there are several: an import
 	// of one skill answers like a create.
@@ -55,13 +62,54 @@ type Route struct {
 	// (ID or name); other wildcards fill the params fields whose `path` tag
 	// names them.
 	Pattern string
-	// Op is the service operation's name; "" for the public routes that
-	// are not operations (health check, OpenAPI document).
-	Op     string
+	// Op is the service operation; the zero Operation for the public
+	// routes that are not operations (health check, OpenAPI document).
+	Op     service.Operation
 	Status int // status of a success
 	Body   BodyKind
 	Reply  ReplyKind
 	Role   string
+	// answer, when set, makes the answer of a decoded request in place of
+	// the operation's result: a Responder that writes what is not JSON.
+	answer answer
+}
+
+// answer is what a route makes of a decoded request (params, a pointer
+// to the operation's params): the result to write, or a Responder.
+type answer func(ctx context.Context, s *Server, rt Route, a service.Actor, params any) (any, error)
+
+// route binds an operation to a method and pattern. Taking the Op, not a
+// name, makes a search for the Op lead from the URL to the handler.
+func route[P, R any](method, pattern string, op service.Op[P, R], status int, body BodyKind, role string) Route {
+	return Route{Method: method, Pattern: pattern, Op: op.Operation, Status: status, Body: body, Role: role}
+}
+
+// routeResult is route for a GET whose result is not written as JSON but
+// by the Responder as makes of it (a download, the A2A card); reply says
+// which for the OpenAPI document and the client.
+func routeResult[P, R any](method, pattern string, op service.Op[P, R], role string, reply ReplyKind, as func(*Server, R) Responder) Route {
+	rt := route(method, pattern, op, http.StatusOK, BodyNone, role)
+	rt.Reply = reply
+	rt.answer = func(ctx context.Context, s *Server, _ Route, a service.Actor, params any) (any, error) {
+		res, err := op.Call(ctx, s.Service, a, params)
+		if err != nil {
+			return nil, err
+		}
+		return as(s, res.(R)), nil
+	}
+	return rt
+}
+
+// routeRequest is route for a GET answered by the Responder as makes of
+// the decoded request, which calls the service itself, as often as it
+// needs: the task log, which may be a stream.
+func routeRequest[P, R any](method, pattern string, op service.Op[P, R], role string, reply ReplyKind, as func(s *Server, rt Route, a service.Actor, p *P) Responder) Route {
+	rt := route(method, pattern, op, http.StatusOK, BodyNone, role)
+	rt.Reply = reply
+	rt.answer = func(_ context.Context, s *Server, rt Route, a service.Actor, params any) (any, error) {
+		return as(s, rt, a, params.(*P)), nil
+	}
+	return rt
 }
 
 // Workspace reports whether the route acts inside a workspace named in its
@@ -86,72 +134,72 @@ func Routes() []Route {
 		ws                         = "/v1/workspaces/{ws}"
 		skill                      = ws + "/skills/{id}"
 	)
-	r := func(method, pattern, op string, status int, body BodyKind, role string) Route {
-		return Route{Method: method, Pattern: pattern, Op: op, Status: status, Body: body, Role: role}
+	public := func(pattern string) Route {
+		return Route{Method: get, Pattern: pattern, Status: ok, Role: RolePublic}
 	}
 	withReply := func(rt Route, reply ReplyKind) Route { rt.Reply = reply; return rt }
 	return []Route{
-		r(get, HealthPath, "", ok, none, RolePublic),
-		r(get, OpenAPIPath, "", ok, none, RolePublic),
+		public(HealthPath),
+		public(OpenAPIPath),
 
-		r(post, "/v1/workspaces", "workspaces.create", created, json, RoleInstance),
-		r(get, "/v1/workspaces", "workspaces.list", ok, none, RoleViewer),
-		r(post, "/v1/admin/fsck", "admin.fsck", ok, json, RoleInstance),
+		route(post, "/v1/workspaces", service.OpWorkspacesCreate, created, json, RoleInstance),
+		route(get, "/v1/workspaces", service.OpWorkspacesList, ok, none, RoleViewer),
+		route(post, "/v1/admin/fsck", service.OpAdminFsck, ok, json, RoleInstance),
 
-		r(post, ws+"/tokens", "tokens.create", created, json, RoleAdmin),
-		r(get, ws+"/tokens", "tokens.list", ok, none, RoleAdmin),
-		r(del, ws+"/tokens/{id}", "tokens.revoke", noContent, none, RoleAdmin),
-		r(get, "/v1/token", "tokens.self", ok, none, RoleViewer),
+		route(post, ws+"/tokens", service.OpTokensCreate, created, json, RoleAdmin),
+		route(get, ws+"/tokens", service.OpTokensList, ok, none, RoleAdmin),
+		route(del, ws+"/tokens/{id}", service.OpTokensRevoke, noContent, none, RoleAdmin),
+		route(get, "/v1/token", service.OpTokensSelf, ok, none, RoleViewer),
 
-		r(get, ws+"/skills", "skills.list", ok, none, RoleViewer),
-		r(post, ws+"/skills", "skills.create", created, json, RoleMember),
-		r(post, ws+"/skills/upload", "skills.create_from_archive", created, archive, RoleMember),
-		withReply(r(post, ws+"/skills/import", "skills.import_github", created, json, RoleMember), ReplyOneOrMany),
-		r(post, ws+"/skills/import-path", "skills.import_path", created, json, RoleAdmin),
-		r(post, ws+"/skills/install", "skills.install", created, json, RoleMember),
-		r(get, skill, "skills.get", ok, none, RoleViewer),
-		r(patch, skill, "skills.edit_metadata", ok, json, RoleMember),
-		r(del, skill, "skills.delete", noContent, none, RoleMember),
-		r(get, skill+"/content", "skills.get_content", ok, none, RoleViewer),
-		r(get, skill+"/files", "skills.list_files", ok, none, RoleViewer),
-		withReply(r(get, skill+"/files/{path...}", "skills.get_file", ok, none, RoleViewer), ReplyFile),
-		r(put, skill+"/files", "skills.edit_content", ok, json, RoleMember),
-		r(post, skill+"/upload", "skills.edit_from_archive", ok, archive, RoleMember),
-		r(get, skill+"/versions", "skills.versions.list", ok, none, RoleViewer),
-		r(get, skill+"/versions/{n}", "skills.versions.get", ok, none, RoleViewer),
-		r(post, skill+"/versions/{n}/restore", "skills.versions.restore", ok, json, RoleMember),
-		r(post, skill+"/update", "skills.update_installed", ok, json, RoleAdmin),
+		route(get, ws+"/skills", service.OpSkillsList, ok, none, RoleViewer),
+		route(post, ws+"/skills", service.OpSkillsCreate, created, json, RoleMember),
+		route(post, ws+"/skills/upload", service.OpSkillsCreateFromArchive, created, archive, RoleMember),
+		withReply(route(post, ws+"/skills/import", service.OpSkillsImportGitHub, created, json, RoleMember), ReplyOneOrMany),
+		route(post, ws+"/skills/import-path", service.OpSkillsImportPath, created, json, RoleAdmin),
+		route(post, ws+"/skills/install", service.OpSkillsInstall, created, json, RoleMember),
+		route(get, skill, service.OpSkillsGet, ok, none, RoleViewer),
+		route(patch, skill, service.OpSkillsEditMetadata, ok, json, RoleMember),
+		route(del, skill, service.OpSkillsDelete, noContent, none, RoleMember),
+		route(get, skill+"/content", service.OpSkillsGetContent, ok, none, RoleViewer),
+		route(get, skill+"/files", service.OpSkillsListFiles, ok, none, RoleViewer),
+		routeResult(get, skill+"/files/{path...}", service.OpSkillsGetFile, RoleViewer, ReplyFile, fileReply),
+		route(put, skill+"/files", service.OpSkillsEditContent, ok, json, RoleMember),
+		route(post, skill+"/upload", service.OpSkillsEditFromArchive, ok, archive, RoleMember),
+		route(get, skill+"/versions", service.OpSkillsVersionsList, ok, none, RoleViewer),
+		route(get, skill+"/versions/{n}", service.OpSkillsVersionsGet, ok, none, RoleViewer),
+		route(post, skill+"/versions/{n}/restore", service.OpSkillsVersionsRestore, ok, json, RoleMember),
+		route(post, skill+"/update", service.OpSkillsUpdateInstalled, ok, json, RoleAdmin),
 
-		r(get, ws+"/policy", "policy.get", ok, none, RoleViewer),
-		r(put, ws+"/policy", "policy.put", ok, json, RoleAdmin),
+		route(get, ws+"/policy", service.OpPolicyGet, ok, none, RoleViewer),
+		route(put, ws+"/policy", service.OpPolicyPut, ok, json, RoleAdmin),
 
-		r(get, ws+"/agents", "agents.list", ok, none, RoleViewer),
-		r(post, ws+"/agents", "agents.create", created, json, RoleMember),
-		r(get, ws+"/agents/{id}", "agents.get", ok, none, RoleViewer),
-		r(patch, ws+"/agents/{id}", "agents.update", ok, json, RoleMember),
-		r(del, ws+"/agents/{id}", "agents.delete", noContent, none, RoleMember),
-		r(get, ws+"/agents/{id}/.well-known/agent-card.json", "agents.card", ok, none, RoleViewer),
-		r(get, ws+DiscoveryIndexPath, "discovery.index", ok, none, RoleViewer),
-		withReply(r(get, ws+DiscoveryArchivePath, "discovery.archive", ok, none, RoleViewer), ReplyFile),
+		route(get, ws+"/agents", service.OpAgentsList, ok, none, RoleViewer),
+		route(post, ws+"/agents", service.OpAgentsCreate, created, json, RoleMember),
+		route(get, ws+"/agents/{id}", service.OpAgentsGet, ok, none, RoleViewer),
+		route(patch, ws+"/agents/{id}", service.OpAgentsUpdate, ok, json, RoleMember),
+		route(del, ws+"/agents/{id}", service.OpAgentsDelete, noContent, none, RoleMember),
+		routeResult(get, ws+"/agents/{id}/.well-known/agent-card.json", service.OpAgentsCard, RoleViewer, ReplyCard, agentCardReply),
+		route(get, ws+DiscoveryIndexPath, service.OpDiscoveryIndex, ok, none, RoleViewer),
+		routeResult(get, ws+DiscoveryArchivePath, service.OpDiscoveryArchive, RoleViewer, ReplyArchive, archiveReply),
 
-		r(post, ws+"/agents/{id}/tasks", "tasks.start", created, json, RoleMember),
-		r(get, ws+"/tasks", "tasks.list", ok, none, RoleViewer),
-		r(get, ws+"/tasks/{id}", "tasks.get", ok, none, RoleViewer),
-		withReply(r(get, ws+"/tasks/{id}/events", "tasks.events", ok, none, RoleViewer), ReplyEvents),
-		r(post, ws+"/tasks/{id}/cancel", "tasks.cancel", ok, json, RoleMember),
-		r(post, ws+"/tasks/{id}/approvals/{call}", "tasks.approve", ok, json, RoleAdmin),
+		route(post, ws+"/agents/{id}/tasks", service.OpTasksStart, created, json, RoleMember),
+		route(get, ws+"/tasks", service.OpTasksList, ok, none, RoleViewer),
+		route(get, ws+"/tasks/{id}", service.OpTasksGet, ok, none, RoleViewer),
+		routeRequest(get, ws+"/tasks/{id}/events", service.OpTasksEvents, RoleViewer, ReplyEvents, taskEventsReply),
+		route(post, ws+"/tasks/{id}/cancel", service.OpTasksCancel, ok, json, RoleMember),
+		route(post, ws+"/tasks/{id}/approvals/{call}", service.OpTasksApprove, ok, json, RoleAdmin),
 
-		r(get, "/v1/catalog/registries", "catalog.registries.list", ok, none, RoleViewer),
-		r(post, "/v1/catalog/registries", "catalog.registries.create", created, json, RoleInstance),
-		r(get, "/v1/catalog/items", "catalog.items.list", ok, none, RoleViewer),
-		r(post, "/v1/catalog/registries/{r}/items", "catalog.items.publish", created, archive, RoleInstance),
+		route(get, "/v1/catalog/registries", service.OpCatalogRegistriesList, ok, none, RoleViewer),
+		route(post, "/v1/catalog/registries", service.OpCatalogRegistriesCreate, created, json, RoleInstance),
+		route(get, "/v1/catalog/items", service.OpCatalogItemsList, ok, none, RoleViewer),
+		route(post, "/v1/catalog/registries/{r}/items", service.OpCatalogItemsPublish, created, archive, RoleInstance),
 	}
 }
 
 // RouteFor returns the route of an operation.
-func RouteFor(op string) (Route, bool) {
+func RouteFor(op service.Operation) (Route, bool) {
 	for _, rt := range Routes() {
-		if rt.Op == op && op != "" {
+		if rt.Op.Name == op.Name && op.Name != "" {
 			return rt, true
 		}
 	}

@@ -6,7 +6,6 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -77,11 +76,7 @@ func (s *Server) Handler() http.Handler {
 		case rt.Pattern == OpenAPIPath:
 			mux.Handle(pattern, s.openAPIHandler())
 		default:
-			op, ok := service.OperationByName(rt.Op)
-			if !ok {
-				panic(fmt.Sprintf("httpapi: route %s names unknown operation %q", pattern, rt.Op))
-			}
-			mux.Handle(pattern, s.operation(rt, op))
+			mux.Handle(pattern, s.operation(rt))
 		}
 	}
 	if s.Metrics != nil {

@@ -40,78 +40,136 @@ func (o Operation) Call(ctx context.Context, s *Service, a Actor, params any) (a
 	return o.call(s, ctx, a, params)
 }
 
-func op[P, R any](name, tool, summary string, fn func(*Service, context.Context, Actor, P) (R, error)) Operation {
-	return Operation{Name: name, Tool: tool, Summary: summary, Params: reflect.TypeFor[P](), Result: reflect.TypeFor[R](),
-		call: func(s *Service, ctx context.Context, a Actor, p any) (any, error) { return fn(s, ctx, a, p.(P)) }}
+// Op is an Operation whose parameter and result types the compiler knows.
+// Adapters that call or serve one particular operation (the Go client, the
+// CLI, the REST route table) take the Op value, so a call with the wrong
+// params or result type does not build, and a search for the value leads
+// from every caller and URL to the operation. Operations without a result
+// have R = NoResult.
+type Op[P, R any] struct{ Operation }
+
+// NoResult is the result type of the operations that return nothing.
+type NoResult = struct{}
+
+func newOp[P, R any](name, tool, summary string, fn func(*Service, context.Context, Actor, P) (R, error)) Op[P, R] {
+	return Op[P, R]{Operation{Name: name, Tool: tool, Summary: summary, Params: reflect.TypeFor[P](), Result: reflect.TypeFor[R](),
+		call: func(s *Service, ctx context.Context, a Actor, p any) (any, error) { return fn(s, ctx, a, p.(P)) }}}
 }
 
-func opNoResult[P any](name, tool, summary string, fn func(*Service, context.Context, Actor, P) error) Operation {
-	return Operation{Name: name, Tool: tool, Summary: summary, Params: reflect.TypeFor[P](),
-		call: func(s *Service, ctx context.Context, a Actor, p any) (any, error) { return nil, fn(s, ctx, a, p.(P)) }}
+func newOpNoResult[P any](name, tool, summary string, fn func(*Service, context.Context, Actor, P) error) Op[P, NoResult] {
+	return Op[P, NoResult]{Operation{Name: name, Tool: tool, Summary: summary, Params: reflect.TypeFor[P](),
+		call: func(s *Service, ctx context.Context, a Actor, p any) (any, error) { return nil, fn(s, ctx, a, p.(P)) }}}
 }
+
+// The operations of the service. Each is named after its wire name, the
+// public one of REST docs, the OpenAPI document and the CLI ("skills.get"
+// is OpSkillsGet). They are constants in all but syntax: nothing assigns
+// them after initialization.
+var (
+	OpWorkspacesCreate = newOp("workspaces.create", "", "Create a workspace (instance admins)", (*Service).CreateWorkspace)
+	OpWorkspacesList   = newOp("workspaces.list", "", "List workspaces", (*Service).ListWorkspaces)
+	OpAdminFsck        = newOp("admin.fsck", "", "Check every stored blob and package; with repair, remove unreferenced blobs (instance admins)", (*Service).Fsck)
+	OpTokensCreate     = newOp("tokens.create", "", "Create an API token; its secret is shown once (admins)", (*Service).CreateToken)
+	OpTokensList       = newOp("tokens.list", "", "List the workspace's tokens (admins)", (*Service).ListTokens)
+	OpTokensRevoke     = newOpNoResult("tokens.revoke", "", "Revoke a token (admins)", (*Service).RevokeToken)
+	OpTokensSelf       = newOp("tokens.self", "", "Describe the caller's own token: its name, role and workspace (any role)", (*Service).Self)
+
+	OpSkillsList              = newOp("skills.list", "skills_list", "List the workspace's skills, optionally followed by installable catalog items", (*Service).ListSkills)
+	OpSkillsGet               = newOp("skills.get", "skills_get", "Get one skill's metadata", (*Service).GetSkill)
+	OpSkillsCreate            = newOp("skills.create", "skills_create", "Create a skill from files given as text", (*Service).CreateSkill)
+	OpSkillsCreateFromArchive = newOp("skills.create_from_archive", "skills_create_from_archive", "Create a skill from a zip, tar or tar.gz archive", (*Service).CreateSkillFromArchive)
+	OpSkillsImportGitHub      = newOp("skills.import_github", "skills_import_github", "Import skills from a GitHub repository", (*Service).ImportGitHub)
+	OpSkillsImportPath        = newOp("skills.import_path", "", "Import a skill from a folder on the server (admins, when enabled)", (*Service).ImportPath)
+	OpSkillsEditMetadata      = newOp("skills.edit_metadata", "skills_edit_metadata", "Rename a skill or change its description", (*Service).UpdateSkillMetadata)
+	OpSkillsEditContent       = newOp("skills.edit_content", "skills_edit_content", "Replace a skill's files, making a new version", (*Service).ReplaceSkillFiles)
+	OpSkillsEditFromArchive   = newOp("skills.edit_from_archive", "", "Replace a skill's files with a zip, tar or tar.gz archive, making a new version", (*Service).ReplaceSkillFilesFromArchive)
+	OpSkillsDelete            = newOpNoResult("skills.delete", "skills_delete", "Delete a skill and its versions", (*Service).DeleteSkill)
+	OpSkillsListFiles         = newOp("skills.list_files", "skills_list_files", "List the files of a skill version", (*Service).ListSkillFiles)
+	OpSkillsGetFile           = newOp("skills.get_file", "skills_get_file", "Read one file of a skill version", (*Service).GetSkillFile)
+	OpSkillsGetContent        = newOp("skills.get_content", "", "Read a skill version's SKILL.md", (*Service).GetSkillContent)
+	OpSkillsInstall           = newOp("skills.install", "skills_install", "Install a catalog item into the workspace", (*Service).InstallSkill)
+	OpSkillsUpdateInstalled   = newOp("skills.update_installed", "", "Move an installed skill to another catalog version (admins)", (*Service).UpdateInstalledSkill)
+	OpSkillsVersionsList      = newOp("skills.versions.list", "", "List a skill's versions, newest first", (*Service).ListSkillVersions)
+	OpSkillsVersionsGet       = newOp("skills.versions.get", "", "Get one version of a skill with its files", (*Service).GetSkillVersion)
+	OpSkillsVersionsRestore   = newOp("skills.versions.restore", "", "Make an old version current again, as a new version", (*Service).RestoreSkillVersion)
+
+	OpCatalogRegistriesCreate = newOp("catalog.registries.create", "", "Add a catalog registry (instance admins)", (*Service).CreateRegistry)
+	OpCatalogRegistriesList   = newOp("catalog.registries.list", "", "List catalog registries", (*Service).ListRegistries)
+	OpCatalogItemsPublish     = newOp("catalog.items.publish", "", "Publish a skill archive as the next version of a catalog item (instance admins)", (*Service).PublishCatalogItem)
+	OpCatalogItemsList        = newOp("catalog.items.list", "", "List catalog items", (*Service).ListCatalogItems)
+
+	OpPolicyGet = newOp("policy.get", "", "Get the workspace's install rules and tool policy", (*Service).GetPolicy)
+	OpPolicyPut = newOp("policy.put", "", "Replace the workspace's install rules and tool policy (admins)", (*Service).PutPolicy)
+
+	OpAgentsCreate     = newOp("agents.create", "", "Create an agent", (*Service).CreateAgent)
+	OpAgentsList       = newOp("agents.list", "", "List agents", (*Service).ListAgents)
+	OpAgentsGet        = newOp("agents.get", "", "Get an agent", (*Service).GetAgent)
+	OpAgentsUpdate     = newOp("agents.update", "", "Change an agent", (*Service).UpdateAgent)
+	OpAgentsDelete     = newOpNoResult("agents.delete", "", "Delete an agent", (*Service).DeleteAgent)
+	OpAgentsCard       = newOp("agents.card", "", "Describe an agent and the skills it discloses (served as an A2A agent card)", (*Service).AgentProfile)
+	OpDiscoveryIndex   = newOp("discovery.index", "", "List the workspace's disclosed skills as an Agent Skills discovery index", (*Service).DiscoveryIndex)
+	OpDiscoveryArchive = newOp("discovery.archive", "", "Download a disclosed skill as the reproducible zip its discovery entry names", (*Service).SkillArchive)
+	OpTasksStart       = newOp("tasks.start", "", "Start a task: run an agent on an input", (*Service).RunTask)
+	OpTasksList        = newOp("tasks.list", "", "List the workspace's tasks, newest first", (*Service).ListTasks)
+	OpTasksGet         = newOp("tasks.get", "", "Get a task with its snapshot", (*Service).GetTask)
+	OpTasksEvents      = newOp("tasks.events", "", "Read a task's log: every message and event in order", (*Service).TaskEvents)
+	OpTasksCancel      = newOp("tasks.cancel", "", "Stop a task", (*Service).CancelTask)
+	OpTasksApprove     = newOp("tasks.approve", "", "Approve or reject a tool call waiting for approval (admins)", (*Service).DecideApproval)
+)
 
 // Operations lists every operation of the service. Adapters build their
-// routes and tools from it; tests check that none is missing.
+// routes and tools from it; tests check that none is missing, and that
+// every Op above is listed once.
 func Operations() []Operation {
 	return []Operation{
-		op("workspaces.create", "", "Create a workspace (instance admins)", (*Service).CreateWorkspace),
-		op("workspaces.list", "", "List workspaces", (*Service).ListWorkspaces),
-		op("admin.fsck", "", "Check every stored blob and package; with repair, remove unreferenced blobs (instance admins)", (*Service).Fsck),
-		op("tokens.create", "", "Create an API token; its secret is shown once (admins)", (*Service).CreateToken),
-		op("tokens.list", "", "List the workspace's tokens (admins)", (*Service).ListTokens),
-		opNoResult("tokens.revoke", "", "Revoke a token (admins)", (*Service).RevokeToken),
-		op("tokens.self", "", "Describe the caller's own token: its name, role and workspace (any role)", (*Service).Self),
+		OpWorkspacesCreate.Operation,
+		OpWorkspacesList.Operation,
+		OpAdminFsck.Operation,
+		OpTokensCreate.Operation,
+		OpTokensList.Operation,
+		OpTokensRevoke.Operation,
+		OpTokensSelf.Operation,
 
-		op("skills.list", "skills_list", "List the workspace's skills, optionally followed by installable catalog items", (*Service).ListSkills),
-		op("skills.get", "skills_get", "Get one skill's metadata", (*Service).GetSkill),
-		op("skills.create", "skills_create", "Create a skill from files given as text", (*Service).CreateSkill),
-		op("skills.create_from_archive", "skills_create_from_archive", "Create a skill from a zip, tar or tar.gz archive", (*Service).CreateSkillFromArchive),
-		op("skills.import_github", "skills_import_github", "Import skills from a GitHub repository", (*Service).ImportGitHub),
-		op("skills.import_path", "", "Import a skill from a folder on the server (admins, when enabled)", (*Service).ImportPath),
-		op("skills.edit_metadata", "skills_edit_metadata", "Rename a skill or change its description", (*Service).UpdateSkillMetadata),
-		op("skills.edit_content", "skills_edit_content", "Replace a skill's files, making a new version", (*Service).ReplaceSkillFiles),
-		op("skills.edit_from_archive", "", "Replace a skill's files with a zip, tar or tar.gz archive, making a new version", (*Service).ReplaceSkillFilesFromArchive),
-		opNoResult("skills.delete", "skills_delete", "Delete a skill and its versions", (*Service).DeleteSkill),
-		op("skills.list_files", "skills_list_files", "List the files of a skill version", (*Service).ListSkillFiles),
-		op("skills.get_file", "skills_get_file", "Read one file of a skill version", (*Service).GetSkillFile),
-		op("skills.get_content", "", "Read a skill version's SKILL.md", (*Service).GetSkillContent),
-		op("skills.install", "skills_install", "Install a catalog item into the workspace", (*Service).InstallSkill),
-		op("skills.update_installed", "", "Move an installed skill to another catalog version (admins)", (*Service).UpdateInstalledSkill),
-		op("skills.versions.list", "", "List a skill's versions, newest first", (*Service).ListSkillVersions),
-		op("skills.versions.get", "", "Get one version of a skill with its files", (*Service).GetSkillVersion),
-		op("skills.versions.restore", "", "Make an old version current again, as a new version", (*Service).RestoreSkillVersion),
+		OpSkillsList.Operation,
+		OpSkillsGet.Operation,
+		OpSkillsCreate.Operation,
+		OpSkillsCreateFromArchive.Operation,
+		OpSkillsImportGitHub.Operation,
+		OpSkillsImportPath.Operation,
+		OpSkillsEditMetadata.Operation,
+		OpSkillsEditContent.Operation,
+		OpSkillsEditFromArchive.Operation,
+		OpSkillsDelete.Operation,
+		OpSkillsListFiles.Operation,
+		OpSkillsGetFile.Operation,
+		OpSkillsGetContent.Operation,
+		OpSkillsInstall.Operation,
+		OpSkillsUpdateInstalled.Operation,
+		OpSkillsVersionsList.Operation,
+		OpSkillsVersionsGet.Operation,
+		OpSkillsVersionsRestore.Operation,
 
-		op("catalog.registries.create", "", "Add a catalog registry (instance admins)", (*Service).CreateRegistry),
-		op("catalog.registries.list", "", "List catalog registries", (*Service).ListRegistries),
-		op("catalog.items.publish", "", "Publish a skill archive as the next version of a catalog item (instance admins)", (*Service).PublishCatalogItem),
-		op("catalog.items.list", "", "List catalog items", (*Service).ListCatalogItems),
+		OpCatalogRegistriesCreate.Operation,
+		OpCatalogRegistriesList.Operation,
+		OpCatalogItemsPublish.Operation,
+		OpCatalogItemsList.Operation,
 
-		op("policy.get", "", "Get the workspace's install rules and tool policy", (*Service).GetPolicy),
-		op("policy.put", "", "Replace the workspace's install rules and tool policy (admins)", (*Service).PutPolicy),
+		OpPolicyGet.Operation,
+		OpPolicyPut.Operation,
 
-		op("agents.create", "", "Create an agent", (*Service).CreateAgent),
-		op("agents.list", "", "List agents", (*Service).ListAgents),
-		op("agents.get", "", "Get an agent", (*Service).GetAgent),
-		op("agents.update", "", "Change an agent", (*Service).UpdateAgent),
-		opNoResult("agents.delete", "", "Delete an agent", (*Service).DeleteAgent),
-		op("agents.card", "", "Describe an agent and the skills it discloses (served as an A2A agent card)", (*Service).AgentProfile),
-		op("discovery.index", "", "List the workspace's disclosed skills as an Agent Skills discovery index", (*Service).DiscoveryIndex),
-		op("discovery.archive", "", "Download a disclosed skill as the reproducible zip its discovery entry names", (*Service).SkillArchive),
-		op("tasks.start", "", "Start a task: run an agent on an input", (*Service).RunTask),
-		op("tasks.list", "", "List the workspace's tasks, newest first", (*Service).ListTasks),
-		op("tasks.get", "", "Get a task with its snapshot", (*Service).GetTask),
-		op("tasks.events", "", "Read a task's log: every message and event in order", (*Service).TaskEvents),
-		op("tasks.cancel", "", "Stop a task", (*Service).CancelTask),
-		op("tasks.approve", "", "Approve or reject a tool call waiting for approval (admins)", (*Service).DecideApproval),
+		OpAgentsCreate.Operation,
+		OpAgentsList.Operation,
+		OpAgentsGet.Operation,
+		OpAgentsUpdate.Operation,
+		OpAgentsDelete.Operation,
+		OpAgentsCard.Operation,
+		OpDiscoveryIndex.Operation,
+		OpDiscoveryArchive.Operation,
+		OpTasksStart.Operation,
+		OpTasksList.Operation,
+		OpTasksGet.Operation,
+		OpTasksEvents.Operation,
+		OpTasksCancel.Operation,
+		OpTasksApprove.Operation,
 	}
-}
-
-// OperationByName finds an operation.
-func OperationByName(name string) (Operation, bool) {
-	for _, o := range Operations() {
-		if o.Name == name {
-			return o, true
-		}
-	}
-	return Operation{}, false
 }

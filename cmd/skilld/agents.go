@@ -87,11 +87,11 @@ func runAgentsCreate(ctx context.Context, e *env, args []string) int {
 	}
 	p := service.AgentParams{Name: c.args[0], Config: skilld.AgentConfig{Instruction: f.instruction, Model: f.model, Timeout: f.timeout, Toolsets: f.toolsets}, Skills: refs}
 	f.context.apply(given(c.fs), &p.Config.Context)
-	var ag skilld.Agent
-	if !c.call(ctx, "agents.create", p, &ag) {
+	ag, ok := call(ctx, c, service.OpAgentsCreate, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printAgent(ctx, &ag)
+	return c.printAgent(ctx, ag)
 }
 
 // runAgentsUpdate changes what the flags name: the instruction and model
@@ -144,11 +144,11 @@ func runAgentsUpdate(ctx context.Context, e *env, args []string) int {
 	if set("skill") || set("item") {
 		p.Skills = &refs
 	}
-	var ag skilld.Agent
-	if !c.call(ctx, "agents.update", p, &ag) {
+	ag, ok := call(ctx, c, service.OpAgentsUpdate, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printAgent(ctx, &ag)
+	return c.printAgent(ctx, ag)
 }
 
 func runAgentsList(ctx context.Context, e *env, args []string) int {
@@ -159,8 +159,8 @@ func runAgentsList(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	var page service.AgentPage
-	if !c.call(ctx, "agents.list", p, &page) {
+	page, ok := call(ctx, c, service.OpAgentsList, p)
+	if !ok {
 		return exitFailure
 	}
 	return c.output(page, func(w io.Writer) {
@@ -177,11 +177,11 @@ func runAgentsGet(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	var ag skilld.Agent
-	if !c.call(ctx, "agents.get", service.GetAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}, &ag) {
+	ag, ok := call(ctx, c, service.OpAgentsGet, service.GetAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}})
+	if !ok {
 		return exitFailure
 	}
-	return c.printAgent(ctx, &ag)
+	return c.printAgent(ctx, ag)
 }
 
 // printAgent shows an agent; in the table its skills are named, each
@@ -224,11 +224,7 @@ func (c *apiCmd) printAgent(ctx context.Context, ag *skilld.Agent) int {
 // skillName is the name of a workspace skill, or a note saying why it is
 // not known.
 func (c *apiCmd) skillName(ctx context.Context, id string) string {
-	cl, err := c.client(ctx, "skills.get")
-	var sk service.SkillView
-	if err == nil {
-		err = cl.Call(ctx, "skills.get", service.GetSkillParams{SkillRef: service.SkillRef{ID: id}}, &sk)
-	}
+	sk, err := request(ctx, c, service.OpSkillsGet, service.GetSkillParams{SkillRef: service.SkillRef{ID: id}})
 	switch {
 	case skilld.ErrorCode(err) == skilld.ENOTFOUND:
 		return "(deleted)"
@@ -263,7 +259,7 @@ func runAgentsDelete(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	if !c.call(ctx, "agents.delete", service.DeleteAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}, nil) {
+	if _, ok := call(ctx, c, service.OpAgentsDelete, service.DeleteAgentParams{AgentRef: service.AgentRef{ID: c.args[0]}}); !ok {
 		return exitFailure
 	}
 	fmt.Fprintf(e.stderr, "deleted %s\n", c.args[0])

@@ -95,13 +95,12 @@ func (c *apiCmd) parse(args []string, min, max int) (code int, ok bool) {
 // SKILLD_WORKSPACE, a workspace route acts in the token's own workspace,
 // which the server names (tokens.self) on the first such call; it is
 // remembered for the rest of this command only.
-func (c *apiCmd) client(ctx context.Context, op string) (*httpapi.Client, error) {
+func (c *apiCmd) client(ctx context.Context, op service.Operation) (*httpapi.Client, error) {
 	cl := &httpapi.Client{BaseURL: c.server, Token: c.token, Workspace: c.workspace}
 	if rt, ok := httpapi.RouteFor(op); c.workspace != "" || !ok || !rt.Workspace() {
 		return cl, nil
 	}
-	var self service.TokenSelf
-	err := cl.Call(ctx, "tokens.self", nil, &self)
+	self, err := httpapi.Call(ctx, cl, service.OpTokensSelf, service.TokenSelfParams{})
 	switch {
 	case skilld.ErrorCode(err) == skilld.ENOTFOUND:
 		// A server from before GET /v1/token (a token's own workspace
@@ -117,17 +116,25 @@ func (c *apiCmd) client(ctx context.Context, op string) (*httpapi.Client, error)
 	return cl, nil
 }
 
-// call runs an operation; on failure it prints the error and ok is false.
-func (c *apiCmd) call(ctx context.Context, op string, params, result any) bool {
-	cl, err := c.client(ctx, op)
-	if err == nil {
-		err = cl.Call(ctx, op, params, result)
+// request runs an operation for command c. (Go methods cannot have type
+// parameters, so this and call are functions.)
+func request[P, R any](ctx context.Context, c *apiCmd, op service.Op[P, R], params P) (R, error) {
+	cl, err := c.client(ctx, op.Operation)
+	if err != nil {
+		var zero R
+		return zero, err
 	}
+	return httpapi.Call(ctx, cl, op, params)
+}
+
+// call runs an operation; on failure it prints the error and ok is false.
+func call[P, R any](ctx context.Context, c *apiCmd, op service.Op[P, R], params P) (res R, ok bool) {
+	res, err := request(ctx, c, op, params)
 	if err != nil {
 		c.fail(err)
-		return false
+		return res, false
 	}
-	return true
+	return res, true
 }
 
 // fail prints an API error as "skilld: <code>: <message>" with its details

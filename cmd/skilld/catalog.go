@@ -24,8 +24,8 @@ func runCatalogRegistries(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	var list service.RegistryList
-	if !c.call(ctx, "catalog.registries.list", service.ListRegistriesParams{Page: service.Page{PageSize: service.MaxPageSize}}, &list) {
+	list, ok := call(ctx, c, service.OpCatalogRegistriesList, service.ListRegistriesParams{Page: service.Page{PageSize: service.MaxPageSize}})
+	if !ok {
 		return exitFailure
 	}
 	return c.output(list, func(w io.Writer) {
@@ -45,8 +45,8 @@ func runCatalogCreateRegistry(ctx context.Context, e *env, args []string) int {
 	if *trust == "" {
 		return usageErrorf(c.fs, "--trust is required")
 	}
-	var r skilld.Registry
-	if !c.call(ctx, "catalog.registries.create", service.CreateRegistryParams{Name: c.args[0], Trust: skilld.Trust(*trust)}, &r) {
+	r, ok := call(ctx, c, service.OpCatalogRegistriesCreate, service.CreateRegistryParams{Name: c.args[0], Trust: skilld.Trust(*trust)})
+	if !ok {
 		return exitFailure
 	}
 	return c.output(r, func(w io.Writer) {
@@ -65,8 +65,8 @@ func runCatalogItems(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	var page service.CatalogPage
-	if !c.call(ctx, "catalog.items.list", p, &page) {
+	page, ok := call(ctx, c, service.OpCatalogItemsList, p)
+	if !ok {
 		return exitFailure
 	}
 	return c.output(page, func(w io.Writer) {
@@ -92,7 +92,7 @@ func runCatalogPublish(ctx context.Context, e *env, args []string) int {
 	}
 	defer done()
 	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[1], humanSize(size))
-	cl, err := c.client(ctx, "catalog.items.publish")
+	cl, err := c.client(ctx, service.OpCatalogItemsPublish.Operation)
 	var item *service.PublishedItem
 	if err == nil {
 		item, err = cl.Publish(ctx, c.args[0], archive, size, o)

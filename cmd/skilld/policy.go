@@ -26,11 +26,11 @@ func runPolicyGet(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	var p skilld.Policy
-	if !c.call(ctx, "policy.get", service.GetPolicyParams{}, &p) {
+	p, ok := call(ctx, c, service.OpPolicyGet, service.GetPolicyParams{})
+	if !ok {
 		return exitFailure
 	}
-	return c.printPolicy(&p)
+	return c.printPolicy(p)
 }
 
 func (c *apiCmd) printPolicy(p *skilld.Policy) int {
@@ -90,9 +90,9 @@ func runPolicySet(ctx context.Context, e *env, args []string) int {
 	if err := dec.Decode(&p); err != nil {
 		return usageErrorf(c.fs, "the policy is not a valid JSON document: %v", err)
 	}
-	var out skilld.Policy
-	if !c.call(ctx, "policy.put", p, &out) {
+	out, ok := call(ctx, c, service.OpPolicyPut, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printPolicy(&out)
+	return c.printPolicy(out)
 }

@@ -46,8 +46,8 @@ func runSkillsList(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	var page service.SkillPage
-	if !c.call(ctx, "skills.list", p, &page) {
+	page, ok := call(ctx, c, service.OpSkillsList, p)
+	if !ok {
 		return exitFailure
 	}
 	return c.output(page, func(w io.Writer) {
@@ -74,11 +74,11 @@ func runSkillsGet(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	var sk service.SkillView
-	if !c.call(ctx, "skills.get", service.GetSkillParams{SkillRef: service.SkillRef{ID: c.args[0]}}, &sk) {
+	sk, ok := call(ctx, c, service.OpSkillsGet, service.GetSkillParams{SkillRef: service.SkillRef{ID: c.args[0]}})
+	if !ok {
 		return exitFailure
 	}
-	return c.printSkill(&sk)
+	return c.printSkill(sk)
 }
 
 // printSkill shows one skill as "field  value" lines.
@@ -138,7 +138,6 @@ func runSkillsEditAny(ctx context.Context, e *env, args []string) int {
 		expectedVersion = expected
 	}
 	id, paths := c.args[0], c.args[1:]
-	var sk service.SkillView
 	if len(paths) == 1 && isArchiveName(paths[0]) {
 		data, err := os.ReadFile(paths[0])
 		if err != nil {
@@ -167,10 +166,11 @@ func runSkillsEditAny(ctx context.Context, e *env, args []string) int {
 		return c.localError(err)
 	}
 	p := service.ReplaceSkillFilesParams{SkillRef: service.SkillRef{ID: id}, Files: files, ExpectedVersion: expectedVersion, Message: message, SkillOptions: o}
-	if !c.call(ctx, "skills.edit_content", p, &sk) {
+	sk, ok := call(ctx, c, service.OpSkillsEditContent, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printSkill(&sk)
+	return c.printSkill(sk)
 }
 
 // sendAsArchive reports whether an edit of one folder whose inline read
@@ -203,11 +203,11 @@ func isArchiveName(p string) bool {
 func (c *apiCmd) editFromArchive(ctx context.Context, id string, archive []byte, o service.SkillOptions, message string, expected *int) int {
 	fmt.Fprintf(c.e.stderr, "uploading a new version of %s (%s)…\n", id, humanSize(int64(len(archive))))
 	p := service.ReplaceSkillFilesFromArchiveParams{SkillRef: service.SkillRef{ID: id}, Archive: archive, ExpectedVersion: expected, Message: message, SkillOptions: o}
-	var sk service.SkillView
-	if !c.call(ctx, "skills.edit_from_archive", p, &sk) {
+	sk, ok := call(ctx, c, service.OpSkillsEditFromArchive, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printSkill(&sk)
+	return c.printSkill(sk)
 }
 
 func runSkillsDelete(ctx context.Context, e *env, args []string) int {
@@ -215,7 +215,7 @@ func runSkillsDelete(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	if !c.call(ctx, "skills.delete", service.DeleteSkillParams{SkillRef: service.SkillRef{ID: c.args[0]}}, nil) {
+	if _, ok := call(ctx, c, service.OpSkillsDelete, service.DeleteSkillParams{SkillRef: service.SkillRef{ID: c.args[0]}}); !ok {
 		return exitFailure
 	}
 	fmt.Fprintf(e.stderr, "deleted %s\n", c.args[0])
@@ -231,8 +231,8 @@ func runSkillsVersions(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	p.ID = c.args[0]
-	var list service.VersionList
-	if !c.call(ctx, "skills.versions.list", p, &list) {
+	list, ok := call(ctx, c, service.OpSkillsVersionsList, p)
+	if !ok {
 		return exitFailure
 	}
 	return c.output(list, func(w io.Writer) {
@@ -252,11 +252,11 @@ func runSkillsRestore(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	var sk service.SkillView
-	if !c.call(ctx, "skills.versions.restore", service.RestoreSkillVersionParams{SkillRef: service.SkillRef{ID: c.args[0]}, Number: n}, &sk) {
+	sk, ok := call(ctx, c, service.OpSkillsVersionsRestore, service.RestoreSkillVersionParams{SkillRef: service.SkillRef{ID: c.args[0]}, Number: n})
+	if !ok {
 		return exitFailure
 	}
-	return c.printSkill(&sk)
+	return c.printSkill(sk)
 }
 
 func runSkillsInstall(ctx context.Context, e *env, args []string) int {
@@ -267,11 +267,11 @@ func runSkillsInstall(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	p.Item = c.args[0]
-	var sk service.SkillView
-	if !c.call(ctx, "skills.install", p, &sk) {
+	sk, ok := call(ctx, c, service.OpSkillsInstall, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printSkill(&sk)
+	return c.printSkill(sk)
 }
 
 func runSkillsUpdate(ctx context.Context, e *env, args []string) int {
@@ -283,9 +283,9 @@ func runSkillsUpdate(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	p.ID = c.args[0]
-	var sk service.SkillView
-	if !c.call(ctx, "skills.update_installed", p, &sk) {
+	sk, ok := call(ctx, c, service.OpSkillsUpdateInstalled, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printSkill(&sk)
+	return c.printSkill(sk)
 }

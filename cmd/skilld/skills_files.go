@@ -15,8 +15,8 @@ func runSkillsFiles(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	p.ID = c.args[0]
-	var files service.SkillFiles
-	if !c.call(ctx, "skills.list_files", p, &files) {
+	files, ok := call(ctx, c, service.OpSkillsListFiles, p)
+	if !ok {
 		return exitFailure
 	}
 	return c.output(files, func(w io.Writer) {
@@ -40,9 +40,9 @@ func runSkillsCat(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	if len(c.args) == 1 {
-		var content service.SkillContent
 		p := service.GetSkillContentParams{SkillRef: service.SkillRef{ID: c.args[0]}, Version: *version}
-		if !c.call(ctx, "skills.get_content", p, &content) {
+		content, ok := call(ctx, c, service.OpSkillsGetContent, p)
+		if !ok {
 			return exitFailure
 		}
 		if c.json {
@@ -51,7 +51,7 @@ func runSkillsCat(ctx context.Context, e *env, args []string) int {
 		io.WriteString(e.stdout, content.Content)
 		return exitOK
 	}
-	cl, err := c.client(ctx, "skills.get_file")
+	cl, err := c.client(ctx, service.OpSkillsGetFile.Operation)
 	var body io.ReadCloser
 	if err == nil {
 		body, _, err = cl.GetFileVersion(ctx, c.args[0], c.args[1], *version)

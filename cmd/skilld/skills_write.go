@@ -30,11 +30,11 @@ func runSkillsCreate(ctx context.Context, e *env, args []string) int {
 		return c.localError(err)
 	}
 	p.Files = files
-	var sk service.SkillView
-	if !c.call(ctx, "skills.create", p, &sk) {
+	sk, ok := call(ctx, c, service.OpSkillsCreate, p)
+	if !ok {
 		return exitFailure
 	}
-	return c.printSkill(&sk)
+	return c.printSkill(sk)
 }
 
 func runSkillsUpload(ctx context.Context, e *env, args []string) int {
@@ -52,7 +52,7 @@ func runSkillsUpload(ctx context.Context, e *env, args []string) int {
 	}
 	defer done()
 	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[0], humanSize(size))
-	cl, err := c.client(ctx, "skills.create_from_archive")
+	cl, err := c.client(ctx, service.OpSkillsCreateFromArchive.Operation)
 	var sk *service.SkillView
 	if err == nil {
 		sk, err = cl.Upload(ctx, archive, size, o)
@@ -76,8 +76,8 @@ func runSkillsImport(ctx context.Context, e *env, args []string) int {
 	}
 	p.URL = c.args[0]
 	fmt.Fprintf(e.stderr, "importing %s…\n", strings.TrimPrefix(strings.TrimPrefix(p.URL, "https://"), "http://"))
-	var res service.ImportResult
-	if !c.call(ctx, "skills.import_github", p, &res) {
+	res, ok := call(ctx, c, service.OpSkillsImportGitHub, p)
+	if !ok {
 		return exitFailure
 	}
 	if len(res.Items) == 1 && !c.json {

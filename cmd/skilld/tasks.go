@@ -9,6 +9,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/service"
 )
 
@@ -59,15 +60,15 @@ func runTasksStart(ctx context.Context, e *env, args []string) int {
 	if len(tools.Denied)+len(tools.Allowed)+len(tools.RequireApproval) > 0 {
 		p.Tools = &tools
 	}
-	var t skilld.Task
-	if !c.call(ctx, "tasks.start", p, &t) {
+	t, ok := call(ctx, c, service.OpTasksStart, p)
+	if !ok {
 		return exitFailure
 	}
 	if !*follow {
-		return c.printTask(ctx, &t)
+		return c.printTask(ctx, t)
 	}
 	if !c.json {
-		fmt.Fprintf(e.stderr, "task: %s (%s)\n", t.ID, describeStatus(&t))
+		fmt.Fprintf(e.stderr, "task: %s (%s)\n", t.ID, describeStatus(t))
 	}
 	return c.follow(ctx, t.ID)
 }
@@ -83,8 +84,8 @@ func runTasksList(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	p.Status = skilld.TaskStatus(*status)
-	var page service.TaskPage
-	if !c.call(ctx, "tasks.list", p, &page) {
+	page, ok := call(ctx, c, service.OpTasksList, p)
+	if !ok {
 		return exitFailure
 	}
 	var names map[string]string
@@ -105,11 +106,11 @@ func runTasksGet(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	var t skilld.Task
-	if !c.call(ctx, "tasks.get", service.GetTaskParams{TaskRef: service.TaskRef{ID: c.args[0]}}, &t) {
+	t, ok := call(ctx, c, service.OpTasksGet, service.GetTaskParams{TaskRef: service.TaskRef{ID: c.args[0]}})
+	if !ok {
 		return exitFailure
 	}
-	return c.printTask(ctx, &t)
+	return c.printTask(ctx, t)
 }
 
 func runTasksFollow(ctx context.Context, e *env, args []string) int {
@@ -138,12 +139,12 @@ func runTasksDecide(approved bool) func(context.Context, *env, []string) int {
 			return code
 		}
 		p := service.DecideApprovalParams{TaskRef: service.TaskRef{ID: c.args[0]}, CallID: c.args[1], Approved: approved}
-		var t skilld.Task
-		if !c.call(ctx, "tasks.approve", p, &t) {
+		t, ok := call(ctx, c, service.OpTasksApprove, p)
+		if !ok {
 			return exitFailure
 		}
 		fmt.Fprintf(e.stderr, "%s call %s of task %s\n", done, p.CallID, t.ID)
-		return c.printTask(ctx, &t)
+		return c.printTask(ctx, t)
 	}
 }
 
@@ -152,11 +153,11 @@ func runTasksCancel(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	var t skilld.Task
-	if !c.call(ctx, "tasks.cancel", service.CancelTaskParams{TaskRef: service.TaskRef{ID: c.args[0]}}, &t) {
+	t, ok := call(ctx, c, service.OpTasksCancel, service.CancelTaskParams{TaskRef: service.TaskRef{ID: c.args[0]}})
+	if !ok {
 		return exitFailure
 	}
-	return c.printTask(ctx, &t)
+	return c.printTask(ctx, t)
 }
 
 // printTask shows a task. In the table its agent is named and, when it
@@ -166,9 +167,7 @@ func (c *apiCmd) printTask(ctx context.Context, t *skilld.Task) int {
 	agentName := t.AgentID
 	var waiting []agent.Event
 	if !c.json {
-		var ag skilld.Agent
-		cl, err := c.client(ctx, "agents.get")
-		if err == nil && cl.Call(ctx, "agents.get", service.GetAgentParams{AgentRef: service.AgentRef{ID: t.AgentID}}, &ag) == nil {
+		if ag, err := request(ctx, c, service.OpAgentsGet, service.GetAgentParams{AgentRef: service.AgentRef{ID: t.AgentID}}); err == nil {
 			agentName = ag.Name + " (" + ag.ID + ")"
 		}
 		if t.Status == skilld.TaskWaitingForApproval {
@@ -204,11 +203,12 @@ func (c *apiCmd) printTask(ctx context.Context, t *skilld.Task) int {
 // pendingApprovals reads the task's log for the approval requests not yet
 // decided.
 func (c *apiCmd) pendingApprovals(ctx context.Context, id string) []agent.Event {
-	var log struct {
-		Items []agent.Event `json:"items"`
+	cl, err := c.client(ctx, service.OpTasksEvents.Operation)
+	var log *httpapi.TaskEventList
+	if err == nil {
+		log, err = cl.TaskEvents(ctx, service.TaskEventsParams{TaskRef: service.TaskRef{ID: id}})
 	}
-	cl, err := c.client(ctx, "tasks.events")
-	if err != nil || cl.Call(ctx, "tasks.events", service.TaskEventsParams{TaskRef: service.TaskRef{ID: id}, Format: "json"}, &log) != nil {
+	if err != nil {
 		return nil
 	}
 	var open []agent.Event
@@ -232,9 +232,7 @@ func (c *apiCmd) pendingApprovals(ctx context.Context, id string) []agent.Event 
 // failure leaves the IDs shown.
 func (c *apiCmd) agentNames(ctx context.Context) map[string]string {
 	names := map[string]string{}
-	var page service.AgentPage
-	cl, err := c.client(ctx, "agents.list")
-	if err == nil && cl.Call(ctx, "agents.list", service.ListAgentsParams{PageSize: service.MaxPageSize}, &page) == nil {
+	if page, err := request(ctx, c, service.OpAgentsList, service.ListAgentsParams{PageSize: service.MaxPageSize}); err == nil {
 		for _, a := range page.Items {
 			names[a.ID] = a.Name
 		}

@@ -53,7 +53,7 @@ func (c *apiCmd) follow(ctx context.Context, id string) int {
 		ended = ended || ev.Type == agent.EventTaskCompleted || ev.Type == agent.EventTaskFailed
 	}
 	for failures := 0; ; {
-		cl, err := c.client(ctx, "tasks.events")
+		cl, err := c.client(ctx, service.OpTasksEvents.Operation)
 		if err != nil {
 			return c.fail(err)
 		}
@@ -70,13 +70,12 @@ func (c *apiCmd) follow(ctx context.Context, id string) int {
 			return c.fail(streamErr)
 		}
 		// The stream ended: because the task did, or on the way?
-		var t skilld.Task
-		err = cl.Call(ctx, "tasks.get", service.GetTaskParams{TaskRef: service.TaskRef{ID: id}}, &t)
+		t, err := httpapi.Call(ctx, cl, service.OpTasksGet, service.GetTaskParams{TaskRef: service.TaskRef{ID: id}})
 		switch {
 		case err == nil && t.Status.Done() && t.LastSeq <= last:
 			p.close()
 			if !ended && !c.json {
-				fmt.Fprintf(c.e.stdout, "✗ %s\n", describeEnd(&t))
+				fmt.Fprintf(c.e.stdout, "✗ %s\n", describeEnd(t))
 			}
 			if t.Status != skilld.TaskCompleted {
 				return exitFailure
@@ -131,7 +130,7 @@ func describeEnd(t *skilld.Task) string {
 // number, and why the stream ended early (nil for a stream the server
 // ended).
 func (c *apiCmd) stream(ctx context.Context, cl *httpapi.Client, id string, after int64, show func(agent.Event)) (int64, error) {
-	rt, _ := httpapi.RouteFor("tasks.events")
+	rt, _ := httpapi.RouteFor(service.OpTasksEvents.Operation)
 	path := strings.NewReplacer("{ws}", url.PathEscape(cl.Workspace), "{id}", url.PathEscape(id)).Replace(rt.Pattern)
 	// The stream lives as long as the task; silence for followIdle ends
 	// it, as a dropped connection that never said so.

@@ -24,8 +24,8 @@ func runTokensSelf(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	var t service.TokenSelf
-	if !c.call(ctx, "tokens.self", service.TokenSelfParams{}, &t) {
+	t, ok := call(ctx, c, service.OpTokensSelf, service.TokenSelfParams{})
+	if !ok {
 		return exitFailure
 	}
 	return c.output(t, func(w io.Writer) {
@@ -52,8 +52,8 @@ func runTokensCreate(ctx context.Context, e *env, args []string) int {
 		return usageErrorf(c.fs, "--role is required")
 	}
 	p.Name, p.Role = c.args[0], skilld.Role(*role)
-	var t service.NewToken
-	if !c.call(ctx, "tokens.create", p, &t) {
+	t, ok := call(ctx, c, service.OpTokensCreate, p)
+	if !ok {
 		return exitFailure
 	}
 	if c.json {
@@ -70,8 +70,8 @@ func runTokensList(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
-	var list service.TokenList
-	if !c.call(ctx, "tokens.list", service.ListTokensParams{Page: service.Page{PageSize: service.MaxPageSize}}, &list) {
+	list, ok := call(ctx, c, service.OpTokensList, service.ListTokensParams{Page: service.Page{PageSize: service.MaxPageSize}})
+	if !ok {
 		return exitFailure
 	}
 	return c.output(list, func(w io.Writer) {
@@ -91,7 +91,7 @@ func runTokensRevoke(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	if !c.call(ctx, "tokens.revoke", service.RevokeTokenParams{ID: c.args[0]}, nil) {
+	if _, ok := call(ctx, c, service.OpTokensRevoke, service.RevokeTokenParams{ID: c.args[0]}); !ok {
 		return exitFailure
 	}
 	fmt.Fprintf(e.stderr, "revoked %s\n", c.args[0])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/service"
 )
 
@@ -24,8 +23,8 @@ func runWorkspacesList(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	p.PageSize = service.MaxPageSize
-	var list service.WorkspaceList
-	if !c.call(ctx, "workspaces.list", p, &list) {
+	list, ok := call(ctx, c, service.OpWorkspacesList, p)
+	if !ok {
 		return exitFailure
 	}
 	return c.output(list, func(w io.Writer) {
@@ -41,8 +40,8 @@ func runWorkspacesCreate(ctx context.Context, e *env, args []string) int {
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	var ws skilld.Workspace
-	if !c.call(ctx, "workspaces.create", service.CreateWorkspaceParams{Name: c.args[0]}, &ws) {
+	ws, ok := call(ctx, c, service.OpWorkspacesCreate, service.CreateWorkspaceParams{Name: c.args[0]})
+	if !ok {
 		return exitFailure
 	}
 	return c.output(ws, func(w io.Writer) {
