@@ -13,7 +13,6 @@ import (
 	"github.com/skilld/skilld/blob/fsblob"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/service"
-	"github.com/skilld/skilld/store/storetest"
 )
 
 // failingBlobs fails every read with an untyped error whose text must
@@ -52,7 +51,7 @@ func TestInternalErrors(t *testing.T) {
 func TestPanicRecovery(t *testing.T) {
 	logs := &lockedWriter{w: &strings.Builder{}}
 	// A server without a service panics on its first call to it.
-	api := &httpapi.Server{DB: storetest.OpenSQLite(t), Logger: slog.New(slog.NewTextHandler(logs, nil))}
+	api := &httpapi.Server{Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	srv := httptest.NewServer(api.Handler())
 	defer srv.Close()
 	e := &testEnv{t: t, srv: srv}

@@ -5,7 +5,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -15,18 +14,13 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/service"
-	"github.com/skilld/skilld/store"
 )
 
 // Server holds what the handlers need.
 type Server struct {
 	// Service runs every operation of the API.
 	Service *service.Service
-	// DB and Blobs are what /healthz checks; when nil, the service's.
-	DB    store.Store
-	Blobs blob.Store
 	// Version is reported by /healthz and the OpenAPI document.
 	Version string
 	// Logger receives one line per request and the details of internal
@@ -61,12 +55,6 @@ type Server struct {
 // Handler returns the HTTP handler of the whole API: the route table on a
 // ServeMux, behind request logging and panic recovery.
 func (s *Server) Handler() http.Handler {
-	if s.DB == nil && s.Service != nil {
-		s.DB = s.Service.Packages().DB
-	}
-	if s.Blobs == nil && s.Service != nil {
-		s.Blobs = s.Service.Packages().Blobs
-	}
 	mux := http.NewServeMux()
 	for _, rt := range Routes() {
 		pattern := rt.Method + " " + rt.Pattern
@@ -112,12 +100,12 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	checks := map[string]string{"db": "ok", "blobs": "ok"}
 	status := http.StatusOK
-	if _, err := s.DB.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: 1}}); err != nil {
-		checks["db"], status = "unavailable: "+skilld.ErrorMessage(err), http.StatusServiceUnavailable
+	h := s.Service.Ping(ctx)
+	if h.DB != nil {
+		checks["db"], status = "unavailable: "+skilld.ErrorMessage(h.DB), http.StatusServiceUnavailable
 	}
-	// Any digest works: a reachable store answers "not found".
-	if _, err := s.Blobs.Stat(ctx, "sha256:"+zeroHex); err != nil && !errors.Is(err, blob.ErrNotFound) {
-		checks["blobs"], status = "unavailable: "+skilld.ErrorMessage(err), http.StatusServiceUnavailable
+	if h.Blobs != nil {
+		checks["blobs"], status = "unavailable: "+skilld.ErrorMessage(h.Blobs), http.StatusServiceUnavailable
 	}
 	body := map[string]any{"status": "ok", "version": s.Version, "checks": checks}
 	if status != http.StatusOK {
@@ -126,4 +114,3 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, body)
 }
 
-const zeroHex = "0000000000000000000000000000000000000000000000000000000000000000"

@@ -13,6 +13,7 @@ import (
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/fsblob"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store/storetest"
 )
 
@@ -38,7 +39,7 @@ func TestHealthz(t *testing.T) {
 		{"blobs down", downBlobs{fs}, 503, map[string]string{"db": "ok", "blobs": "unavailable: object store unreachable"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer((&httpapi.Server{DB: db, Blobs: tt.blobs, Version: "test", Logger: slog.New(slog.DiscardHandler)}).Handler())
+			srv := httptest.NewServer((&httpapi.Server{Service: service.New(db, tt.blobs, nil, service.Config{}), Version: "test", Logger: slog.New(slog.DiscardHandler)}).Handler())
 			defer srv.Close()
 			resp, err := http.Get(srv.URL + "/healthz")
 			if err != nil {

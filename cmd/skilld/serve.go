@@ -114,7 +114,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	api := &httpapi.Server{Service: svc, DB: db, Blobs: blobs, Version: versionString(), Logger: logger, Watcher: watcher,
+	api := &httpapi.Server{Service: svc, Version: versionString(), Logger: logger, Watcher: watcher,
 		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
 	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
 	// /ui/ is the web UI (docs/UI.md); / sends a browser there.
