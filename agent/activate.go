@@ -108,7 +108,7 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		var te *skilld.Error
 		if errors.As(err, &te) && te.Code == skilld.ETOOLARGE && a != nil {
-			r.emit(ctx, EventSkillRefused, map[string]any{"skill": name, "reason": te.Message, "tokens": a.tokens})
+			r.emit(ctx, SkillRefused{Skill: name, Reason: te.Message, Tokens: a.tokens})
 		}
 		return "", err
 	}
@@ -119,27 +119,27 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 		var tl *placement.TooLargeError
 		if unloaded, err = r.loaded.Load(name, a.tokens); errors.As(err, &tl) {
 			reason := fmt.Sprintf("it needs %d tokens, more than the %d-token budget of all loaded skills together", a.tokens, skillsLimit)
-			r.emit(ctx, EventSkillRefused, map[string]any{"skill": name, "reason": reason, "tokens": a.tokens})
+			r.emit(ctx, SkillRefused{Skill: name, Reason: reason, Tokens: a.tokens})
 			return "", skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: %s", name, reason)
 		}
 	} else if r.activeTokens+a.tokens > skillsLimit {
 		reason := fmt.Sprintf("it needs %d tokens and only %d of the %d-token skills budget are left", a.tokens, skillsLimit-r.activeTokens, skillsLimit)
-		r.emit(ctx, EventSkillRefused, map[string]any{"skill": name, "reason": reason, "tokens": a.tokens})
+		r.emit(ctx, SkillRefused{Skill: name, Reason: reason, Tokens: a.tokens})
 		return "", skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: %s", name, reason)
 	}
 
 	placed := ""
 	if pkg != nil && r.cfg.Sandbox != nil {
 		dir := pack.SandboxDir(s.Name, s.ID)
-		data := map[string]any{"skill": name, "dir": dir, "files": pkg.Len()}
+		mat := SkillMaterialized{Skill: name, Dir: dir, Files: pkg.Len()}
 		err := r.cfg.Sandbox.Place(ctx, dir, pkg)
 		if err != nil {
 			// The instructions stand on their own: a skill whose files
 			// could not be placed is degraded, not refused.
-			data["error"] = errorText(err)
+			mat.Error = errorText(err)
 			placed = fmt.Sprintf("\n\nNote: the skill's files could not be placed in %s (%s); work from the instructions.", dir, errorText(err))
 		}
-		r.emit(ctx, EventSkillMaterialized, data)
+		r.emit(ctx, mat)
 		if err == nil {
 			placed += r.environment(ctx, name, dir, pkg)
 		}
@@ -147,7 +147,7 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	a.allowed, _ = parseAllowedTools(a.allowedEntries(pkg), r.knownTool)
 	r.active[name] = a
 	r.toolsChanged()
-	r.emit(ctx, EventSkillActivated, map[string]any{"skill": name, "tokens": a.tokens, "placement": r.cfg.Placement, "summarized": summarized, "digest": s.Digest})
+	r.emit(ctx, SkillActivated{Skill: name, Tokens: a.tokens, Placement: r.cfg.Placement, Summarized: summarized, Digest: s.Digest})
 	if r.cfg.Placement == PlacementContext {
 		for _, u := range unloaded {
 			r.unload(ctx, u.Name, "least recently used")
@@ -277,20 +277,20 @@ func (r *run) environment(ctx context.Context, name, dir string, pkg *pack.Packa
 	if !ok || len(deps.Needs(pkg)) == 0 {
 		return ""
 	}
-	r.emit(ctx, EventSkillEnvironment, map[string]any{"skill": name, "state": "preparing"})
+	r.emit(ctx, SkillEnvironment{Skill: name, State: "preparing"})
 	env, err := envs.Environment(ctx, dir, pkg)
-	data := map[string]any{"skill": name, "state": "ready"}
+	ev := SkillEnvironment{Skill: name, State: "ready"}
 	if env != nil {
-		data["kinds"], data["key"], data["cached"], data["duration_ms"] = env.Kinds, env.Key, env.Cached, env.Duration.Milliseconds()
+		ev.EnvironmentLayer = &EnvironmentLayer{Kinds: env.Kinds, Key: env.Key, Cached: env.Cached, DurationMS: env.Duration.Milliseconds()}
 	}
 	note := ""
 	if err != nil {
-		data["state"], data["error"] = "failed", errorText(err)
+		ev.State, ev.Error = "failed", errorText(err)
 		if env != nil {
-			data["output"] = env.Output
+			ev.Output = env.Output
 		}
 		note = fmt.Sprintf("\n\nNote: the skill's dependencies could not be installed (%s); its scripts may fail to import them.", errorText(err))
 	}
-	r.emit(ctx, EventSkillEnvironment, data)
+	r.emit(ctx, ev)
 	return note
 }

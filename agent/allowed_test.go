@@ -77,8 +77,8 @@ func TestAllowedTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			events := collect(t, a, agent.Task{ID: "t", Input: "x"})
-			pre := ofType(events, agent.EventToolPreapproved)
-			if len(pre) != 2 || pre[0].Data["skill"] != "git-helper" || pre[0].Data["allowed"] != "Bash(git:*)" || pre[1].Data["allowed"] != "Read" {
+			pre := payloads[agent.ToolPreapproved](events)
+			if len(pre) != 2 || pre[0].Skill != "git-helper" || pre[0].Allowed != "Bash(git:*)" || pre[1].Allowed != "Read" {
 				t.Errorf("tool.preapproved events: %+v", pre)
 			}
 		})

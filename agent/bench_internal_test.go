@@ -83,8 +83,8 @@ func BenchmarkRequestOverhead(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				req, est := r.request()
-				r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": 1, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": est})
-				r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": 1, "usage": model.Usage{PromptTokens: est, CompletionTokens: 20}, "stop_reason": "end"})
+				r.emit(ctx, LLMCallStarted{Iteration: 1, Messages: len(req.Messages), Tools: len(req.Tools), EstimatedTokens: est})
+				r.emit(ctx, LLMCallCompleted{Iteration: 1, Usage: model.Usage{PromptTokens: est, CompletionTokens: 20}, StopReason: "end"})
 				*r.view = saved
 				r.addMessage(ctx, answer, "")
 			}

@@ -67,11 +67,11 @@ func TestBudgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
-	act := ofType(events, agent.EventSkillActivated)
-	if len(act) != 3 || act[0].Data["summarized"] != true || act[1].Data["summarized"] != false {
+	act := payloads[agent.SkillActivated](events)
+	if len(act) != 3 || !act[0].Summarized || act[1].Summarized {
 		t.Errorf("activations: %+v", act)
 	}
-	if ref := ofType(events, agent.EventSkillRefused); len(ref) != 1 || ref[0].Data["skill"] != "mid-three" {
+	if ref := payloads[agent.SkillRefused](events); len(ref) != 1 || ref[0].Skill != "mid-three" {
 		t.Errorf("refusals: %+v", ref)
 	}
 }
@@ -103,11 +103,11 @@ func TestCatalogBudget(t *testing.T) {
 		})
 		a, _ := agent.New(agent.Config{Model: m, Window: tt.window, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs})
 		events := collect(t, a, agent.Task{ID: "t", Input: "x"})
-		short := ofType(events, agent.EventCatalogShortened)
+		short := payloads[agent.CatalogShortened](events)
 		switch {
 		case tt.level == "" && len(short) != 0:
 			t.Errorf("window %d: shortened %+v", tt.window, short)
-		case tt.level != "" && (len(short) != 1 || short[0].Data["level"] != tt.level):
+		case tt.level != "" && (len(short) != 1 || short[0].Level != tt.level):
 			t.Errorf("window %d: %+v, want level %q", tt.window, short, tt.level)
 		}
 	}
@@ -169,7 +169,7 @@ func TestLargeActivationIsWhole(t *testing.T) {
 	if off := ofType(events, agent.EventToolOffloaded); len(off) != 0 {
 		t.Errorf("activation offloaded: %+v", off)
 	}
-	if act := ofType(events, agent.EventSkillActivated); len(act) != 1 || act[0].Data["summarized"] != false {
+	if act := payloads[agent.SkillActivated](events); len(act) != 1 || act[0].Summarized {
 		t.Errorf("activations: %+v", act)
 	}
 }
@@ -200,7 +200,7 @@ func TestApprovalAndSandboxEscape(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(sb.HostPath(), "out", "report.md")); string(b) != "# Report\n" {
 		t.Errorf("file %q", b)
 	}
-	if d := ofType(events, agent.EventApprovalDecided); len(d) != 1 || d[0].Data["approved"] != true {
+	if d := payloads[agent.ApprovalDecided](events); len(d) != 1 || !d[0].Approved {
 		t.Errorf("approval events %+v", d)
 	}
 }
@@ -246,8 +246,8 @@ func TestStorageAndMaterializationFailures(t *testing.T) {
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{csv, notes}, Packages: flaky,
 		Sandbox: sb, StorageRetry: 300 * time.Millisecond})
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
-	mat := ofType(events, agent.EventSkillMaterialized)
-	if len(mat) != 1 || mat[0].Data["error"] != "disk full" {
+	mat := payloads[agent.SkillMaterialized](events)
+	if len(mat) != 1 || mat[0].Error != "disk full" {
 		t.Errorf("materialization event %+v", mat)
 	}
 }
@@ -311,8 +311,8 @@ func TestSummaryFitsItsCap(t *testing.T) {
 		})
 	a, _ := agent.New(agent.Config{Model: m, Window: 8000, Tokenizer: runeCounter{}, Skills: []agent.Skill{sk}, Packages: pkgs, Sandbox: newSandbox(t)})
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
-	act := ofType(events, agent.EventSkillActivated)
-	if len(act) != 1 || act[0].Data["summarized"] != true || act[0].Data["tokens"].(int) > 800 {
+	act := payloads[agent.SkillActivated](events)
+	if len(act) != 1 || !act[0].Summarized || act[0].Tokens > 800 {
 		t.Fatalf("activation %+v", act)
 	}
 	if n := (runeCounter{}).Count(entry); n > 800 || !strings.Contains(entry, "more (list them with list_files)") {

@@ -106,12 +106,7 @@ func (r *run) shell(ctx context.Context, p shellParams) (string, error) {
 		return "", err
 	}
 	for _, e := range res.Egress {
-		typ := EventSandboxEgress
-		if !e.Allowed {
-			typ = EventSandboxEgressDenied
-		}
-		r.emit(ctx, typ, map[string]any{"host": e.Host, "port": e.Port, "ip": e.IP, "method": e.Method, "entry": e.Entry, "status": e.Status,
-			"reason": e.Reason, "bytes_up": e.BytesUp, "bytes_down": e.BytesDown, "duration_ms": e.DurationMS})
+		r.emit(ctx, egressOf(e))
 	}
 	out := string(res.Output)
 	if !utf8.ValidString(out) {

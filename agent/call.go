@@ -15,14 +15,14 @@ import (
 // is checked again with the same policy that chose what was offered
 // (defense in depth); a tool that was not offered is unknown to the model.
 func (r *run) callTool(ctx context.Context, call model.ToolCall) {
-	r.emit(ctx, EventToolCall, map[string]any{"tool": call.Name, "call_id": call.ID, "arguments_chars": len(call.Arguments)})
+	r.emit(ctx, ToolCall{CallRef: refOf(call), ArgumentsChars: len(call.Arguments)})
 	o, ok := r.offered[call.Name]
 	if !ok {
 		// A tool the policy withheld is as unknown to the model as one
 		// that does not exist (or belongs to a skill that is not loaded);
 		// the event says why.
 		if v := r.cfg.Policy.Decide(call.Name); v.Decision == policy.Deny && r.knownTool(call.Name) {
-			r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason()})
+			r.emit(ctx, ToolDenied{CallRef: refOf(call), Reason: v.Reason()})
 		}
 		err := skilld.Errorf(skilld.ENOTFOUND, "Unknown tool: %s", call.Name)
 		if call.Name == ActivateSkill && len(r.disclosed) == 0 && len(r.withheld) > 0 {
@@ -35,12 +35,12 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 		v := r.cfg.Policy.Decide(call.Name)
 		switch v.Decision {
 		case policy.Deny:
-			r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason()})
+			r.emit(ctx, ToolDenied{CallRef: refOf(call), Reason: v.Reason()})
 			r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s is %s", call.Name, v.Reason()))
 			return
 		case policy.RequireApproval:
 			if skill, entry := r.preapproved(call); skill != "" {
-				r.emit(ctx, EventToolPreapproved, map[string]any{"tool": call.Name, "call_id": call.ID, "skill": skill, "allowed": entry, "reason": v.Reason()})
+				r.emit(ctx, ToolPreapproved{CallRef: refOf(call), Skill: skill, Allowed: entry, Reason: v.Reason()})
 			} else if !r.approve(ctx, call, v) {
 				return
 			}
@@ -84,7 +84,7 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 		var id string
 		out, id, err = offload(ctx, r.cfg.Outputs, out)
 		if id != "" {
-			r.emit(ctx, EventToolOffloaded, map[string]any{"tool": call.Name, "call_id": call.ID, "output_id": id})
+			r.emit(ctx, ToolOffloaded{CallRef: refOf(call), OutputID: id})
 		}
 	}
 	skill := ""
@@ -125,9 +125,9 @@ func (r *run) recordActivation(call model.ToolCall) string {
 // approve asks the approver about a call and reports whether it may run;
 // when not, the refusal is already in the transcript.
 func (r *run) approve(ctx context.Context, call model.ToolCall, v policy.Verdict) bool {
-	r.emit(ctx, EventApprovalRequested, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason()})
+	r.emit(ctx, ApprovalRequested{CallRef: refOf(call), Reason: v.Reason()})
 	if r.cfg.Approver == nil {
-		r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": v.Reason() + "; no one can approve calls in this run"})
+		r.emit(ctx, ToolDenied{CallRef: refOf(call), Reason: v.Reason() + "; no one can approve calls in this run"})
 		r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s %s, and no one can approve calls in this run", call.Name, v.Reason()))
 		return false
 	}
@@ -142,13 +142,13 @@ func (r *run) approve(ctx context.Context, call model.ToolCall, v policy.Verdict
 		}
 		ok, err = r.cfg.Approver.Approve(ctx, ApprovalRequest{TaskID: r.task.ID, CallID: call.ID, Tool: call.Name, Arguments: call.Arguments, Reason: v.Reason()})
 	}
-	r.emit(ctx, EventApprovalDecided, map[string]any{"tool": call.Name, "call_id": call.ID, "approved": ok && err == nil})
+	r.emit(ctx, ApprovalDecided{CallRef: refOf(call), Approved: ok && err == nil})
 	if err != nil || !ok {
 		reason := "the call was rejected"
 		if err != nil {
 			reason = "no decision: " + skilld.ErrorMessage(err)
 		}
-		r.emit(ctx, EventToolDenied, map[string]any{"tool": call.Name, "call_id": call.ID, "reason": reason})
+		r.emit(ctx, ToolDenied{CallRef: refOf(call), Reason: reason})
 		r.toolResult(ctx, call, "", skilld.Errorf(skilld.EFORBIDDEN, "tool %s: %s", call.Name, reason))
 		return false
 	}
@@ -178,13 +178,12 @@ func (r *run) toolResultAs(ctx context.Context, call model.ToolCall, o toolOutco
 		}
 	}
 	msg := model.Message{Role: model.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: o.content, IsError: o.isError}
-	data := map[string]any{"tool": call.Name, "call_id": call.ID}
+	ev := ToolResult{CallRef: refOf(call), Chars: len(msg.Content)}
 	if o.isError {
-		data["is_error"], data["error_code"] = true, o.code
+		ev.IsError, ev.ErrorCode = true, o.code
 	}
-	data["chars"] = len(msg.Content)
 	r.add(ctx, logMessage{Message: msg, Skill: skill, Tokens: o.tokens, ErrorCode: o.code})
-	r.emit(ctx, EventToolResult, data)
+	r.emit(ctx, ev)
 }
 
 // errorText is what the model reads of an error: the typed message when

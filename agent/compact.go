@@ -39,21 +39,21 @@ func (r *run) compact(ctx context.Context) bool {
 		err = skilld.Errorf(skilld.EINVALID, "the summary (%d tokens) was no shorter than what it summarized (%d)", r.count(summary), plan.Tokens)
 	}
 	r.compactions++
-	data := map[string]any{"messages": messages, "lifted": history.Messages(pick(r.view.groups, plan.Lifted)), "count": r.compactions, "usage": usage, "asked": asked}
+	ev := ContextCompacted{Messages: messages, Lifted: history.Messages(pick(r.view.groups, plan.Lifted)), Count: r.compactions, Usage: usage, Asked: asked}
 	var text string
 	if err != nil {
 		text = fmt.Sprintf("[%d earlier messages were left out to fit the context window; summarizing them failed (%s)]", messages, errorText(err))
-		data["summarized"], data["error"] = false, errorText(err)
+		ev.Error = errorText(err)
 	} else {
 		text = fmt.Sprintf("[Summary of %d earlier messages, made to keep the conversation within the context window]\n%s", messages, strings.TrimSpace(summary))
-		data["summarized"], data["summary"] = true, summary
+		ev.Summarized, ev.Summary = true, summary
 	}
 	e := entry{msg: model.Message{Role: model.RoleUser, Content: text}, summary: true}
 	e.tokens = messageTokens(r.cfg.Tokenizer, e.msg)
 	keep := slices.Concat(plan.Head, plan.Lifted, plan.Tail)
 	r.view.rebuild(keep, []entry{e}, len(plan.Head), true)
-	data["tokens_before"], data["tokens_after"], data["saved"] = before, r.view.tokens, before-r.view.tokens
-	r.emit(ctx, EventContextCompacted, data)
+	ev.TokensBefore, ev.TokensAfter, ev.Saved = before, r.view.tokens, before-r.view.tokens
+	r.emit(ctx, ev)
 	r.warned = false
 	return true
 }

@@ -64,10 +64,10 @@ func TestCompaction(t *testing.T) {
 				return &model.Response{Message: model.Message{Content: "Goal: the long job. Done: many emits, all fine."}}, nil
 			})
 			if last := events[len(events)-1]; last.Type != agent.EventTaskCompleted {
-				t.Fatalf("last event %s %v", last.Type, last.Data)
+				t.Fatalf("last event %s %v", last.Type, last.Payload)
 			}
-			comp := ofType(events, agent.EventContextCompacted)
-			if len(comp) < 2 || comp[0].Data["summarized"] != true || comp[0].Data["saved"].(int) <= 0 || comp[1].Data["count"] != 2 {
+			comp := payloads[agent.ContextCompacted](events)
+			if len(comp) < 2 || !comp[0].Summarized || comp[0].Saved <= 0 || comp[1].Count != 2 {
 				t.Errorf("context.compacted: %+v", comp)
 			}
 			if w := ofType(events, agent.EventContextWarning); len(w) < 1 {
@@ -84,10 +84,10 @@ func TestCompactionWithoutSummary(t *testing.T) {
 		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "the model is overloaded")
 	})
 	if last := events[len(events)-1]; last.Type != agent.EventTaskCompleted {
-		t.Fatalf("last event %s %v", last.Type, last.Data)
+		t.Fatalf("last event %s %v", last.Type, last.Payload)
 	}
-	comp := ofType(events, agent.EventContextCompacted)
-	if len(comp) == 0 || comp[0].Data["summarized"] != false || !strings.Contains(comp[0].Data["error"].(string), "overloaded") {
+	comp := payloads[agent.ContextCompacted](events)
+	if len(comp) == 0 || comp[0].Summarized || !strings.Contains(comp[0].Error, "overloaded") {
 		t.Errorf("context.compacted: %+v", comp)
 	}
 }
@@ -104,8 +104,8 @@ func TestProtectedContentTooLarge(t *testing.T) {
 	a, _ := agent.New(agent.Config{Model: m, Window: 1000, Tokenizer: runeCounter{}, Instruction: strings.Repeat("Follow the rules. ", 300)})
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
 	last := events[len(events)-1]
-	if calls != 0 || last.Type != agent.EventTaskFailed || !strings.Contains(last.Data["error"].(string), "more than the effective window of 850") {
-		t.Errorf("%d calls, last event %s %v", calls, last.Type, last.Data)
+	if f, _ := last.Payload.(agent.TaskFailed); calls != 0 || !strings.Contains(f.Error, "more than the effective window of 850") {
+		t.Errorf("%d calls, last event %s %v", calls, last.Type, last.Payload)
 	}
 }
 
@@ -134,7 +134,7 @@ func TestWindowing(t *testing.T) {
 		Placement: agent.PlacementContext, MaxMessages: 8})
 	events := collect(t, a, agent.Task{ID: "t", Input: "now this", History: history})
 	if last := events[len(events)-1]; last.Type != agent.EventTaskCompleted {
-		t.Fatalf("last event %s %v", last.Type, last.Data)
+		t.Fatalf("last event %s %v", last.Type, last.Payload)
 	}
 	if n := len(ofType(events, agent.EventContextCompacted)); n != 0 {
 		t.Errorf("windowing summarized: %d compactions", n)

@@ -17,7 +17,7 @@ import (
 // copy.
 func (r *run) reactivate(ctx context.Context, a *activation) string {
 	r.loaded.Load(a.name, a.tokens)
-	r.emit(ctx, EventContextChanged, map[string]any{"loaded": []string{}, "unloaded": []string{}, "active": a.name, "skills": r.loaded.Names()})
+	r.emit(ctx, ContextChanged{Loaded: []string{}, Unloaded: []string{}, Active: a.name, Skills: r.loaded.Names()})
 	return fmt.Sprintf("[context changed] Skill '%s' is already loaded; it is now the active skill. Loaded now: %s.", a.name, strings.Join(r.loaded.Names(), ", "))
 }
 
@@ -27,7 +27,7 @@ func (r *run) reactivate(ctx context.Context, a *activation) string {
 func (r *run) unload(ctx context.Context, name, reason string) {
 	delete(r.active, name)
 	r.toolsChanged()
-	r.emit(ctx, EventSkillUnloaded, map[string]any{"skill": name, "reason": reason})
+	r.emit(ctx, SkillUnloaded{Skill: name, Reason: reason})
 }
 
 // contextChanged records a load: the event, and the text of the
@@ -39,7 +39,7 @@ func (r *run) contextChanged(ctx context.Context, a *activation, unloaded []plac
 	for i, u := range unloaded {
 		names[i] = u.Name
 	}
-	r.emit(ctx, EventContextChanged, map[string]any{"loaded": []string{a.name}, "unloaded": names, "active": a.name, "skills": r.loaded.Names()})
+	r.emit(ctx, ContextChanged{Loaded: []string{a.name}, Unloaded: names, Active: a.name, Skills: r.loaded.Names()})
 	var b strings.Builder
 	fmt.Fprintf(&b, "[context changed] Loaded skill '%s' (%d tokens) into the current context; it is the active skill.", a.name, a.tokens)
 	if len(names) > 0 {

@@ -136,8 +136,8 @@ func TestContextPlacement(t *testing.T) {
 	}
 	events := collect(t, a, agent.Task{ID: "t", Input: "go"})
 	var unloaded []string
-	for _, e := range ofType(events, agent.EventSkillUnloaded) {
-		unloaded = append(unloaded, e.Data["skill"].(string))
+	for _, u := range payloads[agent.SkillUnloaded](events) {
+		unloaded = append(unloaded, u.Skill)
 	}
 	if strings.Join(unloaded, " ") != "beta counter alpha" {
 		t.Errorf("unloaded %v", unloaded)

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"encoding/json"
-	"maps"
+	"fmt"
+	"reflect"
+	"sync"
 	"time"
 )
 
 // Event types. Every event and every message of a run is appended to the
-// task log, in order, and its log sequence number is its Seq.
+// task log, in order, and its log sequence number is its Seq. Each type
+// has its payload struct (eventtypes.go); docs/RUNTIME.md lists them.
 const (
 	EventTaskStarted       = "task.started"
 	EventTaskCompleted     = "task.completed"
@@ -39,42 +42,120 @@ const (
 	EventToolPreapproved     = "tool.preapproved"
 )
 
+// Payload is what an event says: one struct per event type, whose JSON
+// fields are the event's fields. Readers switch on its concrete type.
+type Payload interface {
+	EventType() string
+}
+
 // Event is one thing that happened in a run. It is JSON-encoded flat:
-// {"type", "task_id", "seq", "time", and the Data fields}. Payloads never
+// {"type", "task_id", "seq", "time", and the payload's fields}, the
+// payload encoded by its struct, so every producer of an event writes it
+// alike and every reader gets it back as that struct. Payloads never
 // carry SKILL.md bodies or secrets; activations report sizes.
 type Event struct {
-	Type   string
-	TaskID string
-	Seq    int64
-	Time   time.Time
-	Data   map[string]any
+	// Type is the payload's EventType; it stays a field so that readers
+	// can match a name, and an event whose payload is missing still has
+	// one.
+	Type    string
+	TaskID  string
+	Seq     int64
+	Time    time.Time
+	Payload Payload
 }
 
-// MarshalJSON flattens the event.
+// eventHead is the part of an event every type has.
+type eventHead struct {
+	Type   string `json:"type"`
+	TaskID string `json:"task_id"`
+	Seq    int64  `json:"seq"`
+	Time   string `json:"time"`
+}
+
+// MarshalJSON writes the head, then the payload's own encoding spliced in
+// after it.
 func (e Event) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(e.Data)+4)
-	maps.Copy(m, e.Data)
-	m["type"], m["task_id"], m["seq"], m["time"] = e.Type, e.TaskID, e.Seq, e.Time.UTC().Format(time.RFC3339Nano)
-	return json.Marshal(m)
+	typ := e.Type
+	if e.Payload != nil {
+		typ = e.Payload.EventType()
+	}
+	head, err := json.Marshal(eventHead{Type: typ, TaskID: e.TaskID, Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339Nano)})
+	if err != nil || e.Payload == nil {
+		return head, err
+	}
+	body, err := json.Marshal(e.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a %s event: %w", typ, err)
+	}
+	if len(body) < 2 || body[0] != '{' {
+		return nil, fmt.Errorf("encoding a %s event: its payload is not a JSON object", typ)
+	}
+	if len(body) == 2 { // {}
+		return head, nil
+	}
+	out := append(head[:len(head)-1], ',')
+	return append(out, body[1:]...), nil
 }
 
-// UnmarshalJSON reads a flat event back.
+// UnmarshalJSON reads a flat event back into the payload struct of its
+// type. An event of a type this build does not know, or whose fields do
+// not fit its struct (a log written by another version), keeps its fields
+// as an UnknownPayload, which encodes back to them.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	var head struct {
+		Type   string  `json:"type"`
+		TaskID string  `json:"task_id"`
+		Seq    float64 `json:"seq"`
+		Time   string  `json:"time"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
 		return err
 	}
-	e.Type, _ = m["type"].(string)
-	e.TaskID, _ = m["task_id"].(string)
-	if seq, ok := m["seq"].(float64); ok {
-		e.Seq = int64(seq)
-	}
-	if ts, ok := m["time"].(string); ok {
-		e.Time, _ = time.Parse(time.RFC3339Nano, ts)
-	}
-	for _, k := range []string{"type", "task_id", "seq", "time"} {
-		delete(m, k)
-	}
-	e.Data = m
+	e.Type, e.TaskID, e.Seq = head.Type, head.TaskID, int64(head.Seq)
+	e.Time, _ = time.Parse(time.RFC3339Nano, head.Time)
+	e.Payload = decodePayload(head.Type, b)
 	return nil
 }
+
+// decodePayload decodes the fields of a flat event: the head's keys are
+// no payload's fields (a test holds them to that), so they are ignored.
+func decodePayload(typ string, b []byte) Payload {
+	if t, ok := payloadTypes()[typ]; ok {
+		v := reflect.New(t)
+		if json.Unmarshal(b, v.Interface()) == nil {
+			return v.Elem().Interface().(Payload)
+		}
+	}
+	u := UnknownPayload{Type: typ}
+	json.Unmarshal(b, &u.Fields)
+	for _, k := range []string{"type", "task_id", "seq", "time"} {
+		delete(u.Fields, k)
+	}
+	return u
+}
+
+// UnknownPayload holds the fields of an event this build cannot read as
+// one of its payloads, as they were, so that it passes through unchanged.
+type UnknownPayload struct {
+	Type   string
+	Fields map[string]json.RawMessage
+}
+
+func (u UnknownPayload) EventType() string { return u.Type }
+
+// MarshalJSON writes the fields as they were read.
+func (u UnknownPayload) MarshalJSON() ([]byte, error) {
+	if len(u.Fields) == 0 {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(u.Fields)
+}
+
+// payloadTypes maps each event type to its payload struct, for decoding.
+var payloadTypes = sync.OnceValue(func() map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	for _, p := range Payloads() {
+		m[p.EventType()] = reflect.TypeOf(p)
+	}
+	return m
+})

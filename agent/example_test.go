@@ -35,8 +35,8 @@ func ExampleGoSkill() {
 	)
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, GoSkills: []*agent.GoSkill{skill}, Placement: agent.PlacementContext})
 	for ev := range a.Run(context.Background(), agent.Task{ID: "t", Input: "Greet Ada."}) {
-		if ev.Type == agent.EventTaskCompleted {
-			fmt.Println(ev.Data["output"])
+		if done, ok := ev.Payload.(agent.TaskCompleted); ok {
+			fmt.Println(done.Output)
 		}
 	}
 	// Output:

@@ -109,6 +109,17 @@ func ofType(events []agent.Event, typ string) []agent.Event {
 	return out
 }
 
+// payloads returns the payloads of type T among events, in order.
+func payloads[T agent.Payload](events []agent.Event) []T {
+	var out []T
+	for _, e := range events {
+		if p, ok := e.Payload.(T); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func exampleDir(name string) string { return filepath.Join("..", "examples", "skills", name) }
 
 // newSandbox returns a sandbox for runtime tests: unsafehost, whose real

@@ -105,11 +105,11 @@ func randomTask(t *testing.T, seed uint64) error {
 	}
 	switch {
 	case last.Type == agent.EventTaskCompleted:
-	case last.Type == agent.EventTaskFailed && strings.Contains(fmt.Sprint(last.Data["error"]), "more than the effective window"):
+	case last.Type == agent.EventTaskFailed && strings.Contains(last.Payload.(agent.TaskFailed).Error, "more than the effective window"):
 		// A tiny window that cannot hold what must stay: refused before
 		// the call, which is the rule.
 	default:
-		return fmt.Errorf("the task ended with %s %v", last.Type, last.Data)
+		return fmt.Errorf("the task ended with %s %v", last.Type, last.Payload)
 	}
 	return nil
 }
@@ -187,21 +187,20 @@ func randomGoSkill(t *testing.T, name string, size int) *agent.GoSkill {
 
 // observe follows the run's events: what is active, what was loaded.
 func (p *propTask) observe(ev agent.Event) {
-	switch ev.Type {
-	case agent.EventSkillActivated:
-		p.active[ev.Data["skill"].(string)] = true
-	case agent.EventSkillUnloaded:
-		delete(p.active, ev.Data["skill"].(string))
-	case agent.EventContextChanged:
-		p.loaded = ev.Data["skills"].([]string)
-	case agent.EventMessage:
-		if s, ok := ev.Data["skill"].(string); ok && s != "" {
-			p.contents[s] = "" // the next request shows its content
+	switch e := ev.Payload.(type) {
+	case agent.SkillActivated:
+		p.active[e.Skill] = true
+	case agent.SkillUnloaded:
+		delete(p.active, e.Skill)
+	case agent.ContextChanged:
+		p.loaded = e.Skills
+	case agent.Message:
+		if e.Skill != "" {
+			p.contents[e.Skill] = "" // the next request shows its content
 		}
 		p.messages = append(p.messages, ev)
-	case agent.EventLLMCallStarted:
-		rc := ev.Data["context"].(agent.RequestContext)
-		p.request = &rc
+	case agent.LLMCallStarted:
+		p.request = e.Context
 	}
 }
 

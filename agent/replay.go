@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -76,7 +77,7 @@ func (p *replay) answered() int {
 			case EventLLMCallStarted:
 				calling = true
 			case EventContextCompacted:
-				if asked, _ := eventData(e)["asked"].(bool); asked {
+				if c, _ := eventPayload(e).(ContextCompacted); c.Asked {
 					n++
 				}
 			}
@@ -144,11 +145,12 @@ func eventType(payload json.RawMessage) string {
 	return e.Type
 }
 
-// eventData decodes an event entry's fields.
-func eventData(e LogEntry) map[string]any {
+// eventPayload decodes an event entry's payload (nil when it cannot be
+// read).
+func eventPayload(e LogEntry) Payload {
 	var ev Event
 	json.Unmarshal(e.Payload, &ev)
-	return ev.Data
+	return ev.Payload
 }
 
 // message decodes a message entry.
@@ -177,24 +179,15 @@ func (p *replay) modelAnswer() (resp *model.Response, err error, ok bool) {
 		return resp, nil, true
 	}
 	if e.Kind == KindEvent && eventType(e.Payload) == EventTaskFailed {
-		return nil, recordedError(eventData(e)), true
+		f, _ := eventPayload(e).(TaskFailed)
+		return nil, recordedError(f), true
 	}
 	return nil, fmt.Errorf("%w: entry %d is %s where the model's answer should be", ErrDiverged, e.Seq, describeEntry(e)), true
 }
 
-// recordedError rebuilds the typed error a task.failed or tool.result
-// event recorded.
-func recordedError(d map[string]any) error {
-	code, _ := d["code"].(string)
-	msg, _ := d["error"].(string)
-	return &skilld.Error{Code: cmpOr(code, skilld.EINTERNAL), Message: msg}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+// recordedError rebuilds the typed error a task.failed event recorded.
+func recordedError(f TaskFailed) error {
+	return &skilld.Error{Code: cmp.Or(f.Code, skilld.EINTERNAL), Message: f.Error}
 }
 
 // summary returns the recorded outcome of a compaction the run is about
@@ -207,15 +200,11 @@ func (p *replay) summary() (text string, usage model.Usage, err error, ok bool) 
 	if e.Kind != KindEvent || eventType(e.Payload) != EventContextCompacted {
 		return "", model.Usage{}, fmt.Errorf("%w: entry %d is %s where a compaction should be", ErrDiverged, e.Seq, describeEntry(e)), true
 	}
-	d := eventData(e)
-	b, _ := json.Marshal(d["usage"])
-	json.Unmarshal(b, &usage)
-	if s, _ := d["summarized"].(bool); s {
-		text, _ = d["summary"].(string)
-		return text, usage, nil, true
+	c, _ := eventPayload(e).(ContextCompacted)
+	if c.Summarized {
+		return c.Summary, c.Usage, nil, true
 	}
-	reason, _ := d["error"].(string)
-	return "", usage, skilld.Errorf(skilld.EUNAVAILABLE, "%s", reason), true
+	return "", c.Usage, skilld.Errorf(skilld.EUNAVAILABLE, "%s", c.Error), true
 }
 
 // approval returns the recorded decision on a call, when the log has it.
@@ -227,12 +216,11 @@ func (p *replay) approval(callID string) (approved, ok bool) {
 	if e.Kind != KindEvent || eventType(e.Payload) != EventApprovalDecided {
 		return false, false
 	}
-	d := eventData(e)
-	if id, _ := d["call_id"].(string); id != callID {
+	d, _ := eventPayload(e).(ApprovalDecided)
+	if d.CallID != callID {
 		return false, false
 	}
-	approved, _ = d["approved"].(bool)
-	return approved, true
+	return d.Approved, true
 }
 
 // toolResult finds the recorded result of a call the run is about to

@@ -60,7 +60,7 @@ func (r *run) prepare(ctx context.Context) {
 	}
 	text, level, tokens := renderCatalog(r.disclosed, intro, budget, r.count)
 	if level > catalogFull {
-		r.emit(ctx, EventCatalogShortened, map[string]any{"level": catalogLevelNames[level], "tokens": tokens, "budget": budget, "over_budget": tokens > budget})
+		r.emit(ctx, CatalogShortened{Level: catalogLevelNames[level], Tokens: tokens, Budget: budget, OverBudget: tokens > budget})
 	}
 	// When the policy denies activate_skill, the catalog goes with it.
 	if r.baseOffers(ActivateSkill) {

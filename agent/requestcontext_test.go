@@ -15,19 +15,14 @@ import (
 	"github.com/skilld/skilld/agent/tool"
 )
 
-// contextOf reads an llm.call.started event's context, as a live event
-// holds it (a RequestContext) or as one read back from the log does (JSON).
+// contextOf reads an llm.call.started event's context.
 func contextOf(t *testing.T, ev agent.Event) agent.RequestContext {
 	t.Helper()
-	b, err := json.Marshal(ev.Data["context"])
-	if err != nil {
-		t.Fatal(err)
+	start, _ := ev.Payload.(agent.LLMCallStarted)
+	if start.Context == nil {
+		t.Fatalf("seq %d: no context: %+v", ev.Seq, ev.Payload)
 	}
-	var rc agent.RequestContext
-	if err := json.Unmarshal(b, &rc); err != nil || ev.Data["context"] == nil {
-		t.Fatalf("seq %d: no context: %v %s", ev.Seq, err, b)
-	}
-	return rc
+	return *start.Context
 }
 
 // recording is a model answering with answer and keeping every turn's
@@ -69,8 +64,8 @@ func checkContexts(t *testing.T, events []agent.Event, reqs []*model.Request) []
 				before = append(before, ev)
 			}
 		}
-		if n, _ := json.Marshal(start.Data["messages"]); string(n) != fmt.Sprint(rc.Messages.Sent) || len(rc.Tools) != toInt(start.Data["tools"]) {
-			t.Errorf("call %d: the event says %v messages and %v tools, the context %d and %d", i+1, start.Data["messages"], start.Data["tools"], rc.Messages.Sent, len(rc.Tools))
+		if p := start.Payload.(agent.LLMCallStarted); p.Messages != rc.Messages.Sent || len(rc.Tools) != p.Tools {
+			t.Errorf("call %d: the event says %v messages and %v tools, the context %d and %d", i+1, p.Messages, p.Tools, rc.Messages.Sent, len(rc.Tools))
 		}
 		var req *model.Request
 		if reqs != nil {
@@ -131,13 +126,14 @@ func checkRequestContext(rc agent.RequestContext, before []agent.Event, req *mod
 	var activations []string
 	for j, msg := range sent {
 		ev := kept[j]
-		if fmt.Sprint(ev.Data["role"]) != string(msg.Role) || fmt.Sprint(ev.Data["tool_call_id"]) != fmt.Sprint(orNil(msg.ToolCallID)) {
-			return fmt.Errorf("message %d is %s %q, the log's seq %d %v %v", j, msg.Role, msg.ToolCallID, ev.Seq, ev.Data["role"], ev.Data["tool_call_id"])
+		lm, _ := ev.Payload.(agent.Message)
+		if lm.Role != msg.Role || lm.ToolCallID != msg.ToolCallID {
+			return fmt.Errorf("message %d is %s %q, the log's seq %d %v %v", j, msg.Role, msg.ToolCallID, ev.Seq, lm.Role, lm.ToolCallID)
 		}
-		if skill, _ := ev.Data["skill"].(string); skill != "" {
-			activations = append(activations, skill)
-		} else if c, _ := ev.Data["content"].(string); c != msg.Content {
-			return fmt.Errorf("message %d reads %.60q, the log's seq %d %.60q", j, msg.Content, ev.Seq, c)
+		if lm.Skill != "" {
+			activations = append(activations, lm.Skill)
+		} else if lm.Content != msg.Content {
+			return fmt.Errorf("message %d reads %.60q, the log's seq %d %.60q", j, msg.Content, ev.Seq, lm.Content)
 		}
 	}
 	var tools []string
@@ -167,23 +163,6 @@ func checkRequestContext(rc agent.RequestContext, before []agent.Event, req *mod
 	return nil
 }
 
-func orNil(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func toInt(v any) int {
-	switch n := v.(type) {
-	case int:
-		return n
-	case float64:
-		return int(n)
-	}
-	return -1
-}
-
 func noSummary() (*model.Response, error) {
 	return nil, fmt.Errorf("no summary expected")
 }
@@ -211,7 +190,7 @@ func TestRequestContextPlainRun(t *testing.T) {
 	}
 	events := collect(t, a, agent.Task{ID: "t", Input: "Use the guide."})
 	if last := events[len(events)-1]; last.Type != agent.EventTaskCompleted {
-		t.Fatalf("last event %s %v", last.Type, last.Data)
+		t.Fatalf("last event %s %v", last.Type, last.Payload)
 	}
 	rcs := checkContexts(t, events, reqs)
 	first := rcs[0]
@@ -225,14 +204,14 @@ func TestRequestContextPlainRun(t *testing.T) {
 		t.Errorf("first request's tokens: %+v of %d", first.Tokens, first.EstimatedTokens)
 	}
 	// A skill in the transcript costs its message.
-	var activation agent.Event
-	for _, ev := range ofType(events, agent.EventMessage) {
-		if ev.Data["skill"] == "guide" {
-			activation = ev
+	var activation agent.Message
+	for _, m := range payloads[agent.Message](events) {
+		if m.Skill == "guide" {
+			activation = m
 		}
 	}
-	if s := rcs[1].Skills; len(s) != 1 || s[0].Name != "guide" || s[0].Tokens != activation.Data["tokens"] {
-		t.Errorf("second request's skills: %+v; the activation's message %v", s, activation.Data)
+	if s := rcs[1].Skills; len(s) != 1 || s[0].Name != "guide" || s[0].Tokens != activation.Tokens {
+		t.Errorf("second request's skills: %+v; the activation's message %+v", s, activation)
 	}
 	// The log holds what the stream showed, as JSON.
 	starts := ofType(events, agent.EventLLMCallStarted)
@@ -245,7 +224,7 @@ func TestRequestContextPlainRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := contextOf(t, ev), contextOf(t, s); !reflect.DeepEqual(got, want) || ev.Data["estimated_tokens"] == nil || ev.Data["iteration"] == nil {
+			if got, want := contextOf(t, ev), contextOf(t, s); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(ev.Payload, s.Payload) {
 				t.Errorf("seq %d: logged %+v\nstreamed %+v", e.Seq, got, want)
 			}
 		}
@@ -313,7 +292,7 @@ func TestRequestContextCompaction(t *testing.T) {
 				t.Fatal(err)
 			}
 			events := collect(t, a, agent.Task{ID: "t", Input: "Start the long job."})
-			comp := ofType(events, agent.EventContextCompacted)
+			comp := payloads[agent.ContextCompacted](events)
 			if len(comp) == 0 {
 				t.Fatal("no compaction")
 			}
@@ -321,7 +300,7 @@ func TestRequestContextCompaction(t *testing.T) {
 			last := rcs[len(rcs)-1]
 			summarized := 0
 			for _, c := range comp {
-				summarized += c.Data["messages"].(int)
+				summarized += c.Messages
 			}
 			if m := last.Messages; !m.Summarized || m.Compacted == 0 || m.Windowed != 0 || len(m.LeftOutSeqs) == 0 || m.Compacted > summarized {
 				t.Errorf("last request's messages: %+v; %d messages summarized in all", m, summarized)
@@ -356,7 +335,7 @@ func TestRequestContextUnload(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := collect(t, a, agent.Task{ID: "t", Input: "Use them all."})
-	if u := ofType(events, agent.EventSkillUnloaded); len(u) != 1 || u[0].Data["skill"] != "beta" {
+	if u := payloads[agent.SkillUnloaded](events); len(u) != 1 || u[0].Skill != "beta" {
 		t.Fatalf("unloads: %v", u)
 	}
 	rcs := checkContexts(t, events, reqs)

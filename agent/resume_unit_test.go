@@ -145,8 +145,8 @@ func TestResumeDiverged(t *testing.T) {
 	b, _ := agent.New(agent.Config{Model: script(t, steps...), Window: 10000, Tokenizer: runeCounter{}, Tools: []*tool.Tool{counted(t, "act", false, &calls, nil)},
 		Policy: policyDeny("act"), Log: agent.NewMemoryLog(all[:8])})
 	ev := collect(t, b, agent.Task{ID: "t", Input: "go", Resume: all[:8]})
-	failed := ofType(ev, agent.EventTaskFailed)
-	if len(failed) != 1 || !strings.Contains(failed[0].Data["error"].(string), "cannot be resumed") {
+	failed := payloads[agent.TaskFailed](ev)
+	if len(failed) != 1 || !strings.Contains(failed[0].Error, "cannot be resumed") {
 		t.Fatalf("events %v", types(ev))
 	}
 }

@@ -170,15 +170,14 @@ func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
 func (r *run) count(s string) int { return r.cfg.Tokenizer.Count(s) }
 
 // emit appends an event to the log and hands it to the consumer.
-func (r *run) emit(ctx context.Context, typ string, data map[string]any) {
+func (r *run) emit(ctx context.Context, p Payload) {
 	if r.stopped {
 		return
 	}
-	if data == nil {
-		data = map[string]any{}
-	}
-	if seq, at, replayed, ok := r.appendLog(ctx, KindEvent, Event{Type: typ, TaskID: r.task.ID, Data: data}); ok && !replayed {
-		r.deliver(Event{Type: typ, TaskID: r.task.ID, Seq: seq, Time: at, Data: data})
+	ev := Event{Type: p.EventType(), TaskID: r.task.ID, Payload: p}
+	if seq, at, replayed, ok := r.appendLog(ctx, KindEvent, ev); ok && !replayed {
+		ev.Seq, ev.Time = seq, at
+		r.deliver(ev)
 	}
 }
 
@@ -234,9 +233,10 @@ func (r *run) goLive(ctx context.Context) {
 	if m, ok := r.cfg.Model.(model.Resumable); ok {
 		m.Resume(r.rp.answered())
 	}
-	data := map[string]any{"replayed": len(r.rp.entries)}
-	if seq, at, err := r.write(ctx, KindEvent, Event{Type: EventTaskResumed, TaskID: r.task.ID, Data: data}); err == nil {
-		r.deliver(Event{Type: EventTaskResumed, TaskID: r.task.ID, Seq: seq, Time: at, Data: data})
+	ev := Event{Type: EventTaskResumed, TaskID: r.task.ID, Payload: TaskResumed{Replayed: len(r.rp.entries)}}
+	if seq, at, err := r.write(ctx, KindEvent, ev); err == nil {
+		ev.Seq, ev.Time = seq, at
+		r.deliver(ev)
 	} else {
 		r.fail(fmt.Errorf("appending to the task log: %w", err))
 	}
@@ -311,23 +311,14 @@ type logMessage struct {
 // SKILL.md is replaced by its size: event payloads never carry skill
 // bodies (the log keeps them).
 func messageEvent(taskID string, seq int64, at time.Time, m model.Message, skill string, tokens int) Event {
-	data := map[string]any{"role": m.Role, "tokens": tokens}
-	if skill != "" {
-		data["skill"] = skill
-		data["content"] = fmt.Sprintf("[skill %s: %d tokens]", skill, tokens)
-	} else if m.Content != "" {
-		data["content"] = m.Content
-	}
-	if len(m.ToolCalls) > 0 {
-		data["tool_calls"] = m.ToolCalls
-	}
+	p := Message{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, IsError: m.IsError, Tokens: tokens}
 	if m.ToolCallID != "" {
-		data["tool_call_id"], data["tool_name"] = m.ToolCallID, m.ToolName
+		p.ToolName = m.ToolName
 	}
-	if m.IsError {
-		data["is_error"] = true
+	if skill != "" {
+		p.Skill, p.Content = skill, fmt.Sprintf("[skill %s: %d tokens]", skill, tokens)
 	}
-	return Event{Type: EventMessage, TaskID: taskID, Seq: seq, Time: at, Data: data}
+	return Event{Type: EventMessage, TaskID: taskID, Seq: seq, Time: at, Payload: p}
 }
 
 func (r *run) main(ctx context.Context) {
@@ -336,31 +327,21 @@ func (r *run) main(ctx context.Context) {
 	// comes after task.started, as before.
 	builtins, err := r.builtinTools()
 	withheld := r.withheldTools(builtins)
-	started := map[string]any{"input_chars": len(r.task.Input), "skills": len(r.cfg.Skills) + len(r.cfg.GoSkills), "window": r.cfg.Window,
-		"placement": r.cfg.Placement, "max_loaded": r.cfg.MaxLoaded, "max_messages": r.cfg.MaxMessages, "compaction": !r.cfg.NoCompaction,
-		"tools_withheld": len(withheld), "withheld_tools": withheld}
-	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil && i.Rootfs != nil {
-		started["rootfs"] = i.Rootfs
-	}
-	r.emit(ctx, EventTaskStarted, started)
+	started := TaskStarted{InputChars: len(r.task.Input), Skills: len(r.cfg.Skills) + len(r.cfg.GoSkills), Window: r.cfg.Window,
+		Placement: r.cfg.Placement, MaxLoaded: r.cfg.MaxLoaded, MaxMessages: r.cfg.MaxMessages, Compaction: !r.cfg.NoCompaction,
+		ToolsWithheld: len(withheld), WithheldTools: withheld}
 	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil {
-		data := map[string]any{"provider": i.Provider, "isolated": i.Isolated, "enforced": i.Enforced}
-		if len(i.Notes) > 0 {
-			data["notes"] = i.Notes
-		}
-		if i.Rootfs != nil {
-			data["rootfs"] = i.Rootfs
-		}
-		if i.Warning != "" {
-			data["warning"] = i.Warning
-		}
-		r.emit(ctx, EventSandboxReady, data)
+		started.Rootfs = i.Rootfs
+	}
+	r.emit(ctx, started)
+	if i := r.cfg.SandboxInfo; i != nil && r.cfg.Sandbox != nil {
+		r.emit(ctx, SandboxReady{Info: *i})
 	}
 	for _, s := range r.cfg.Skills {
 		r.byName[s.Name] = s
 		if s.Withheld != "" {
 			r.withheld = append(r.withheld, s)
-			r.emit(ctx, EventSkillWithheld, map[string]any{"skill": s.Name, "rule": s.Withheld})
+			r.emit(ctx, SkillWithheld{Skill: s.Name, Rule: s.Withheld})
 			continue
 		}
 		r.disclosed = append(r.disclosed, s)
@@ -398,8 +379,8 @@ func (r *run) main(ctx context.Context) {
 			r.finish(ctx, err)
 			return
 		}
-		r.emit(ctx, EventLLMCallStarted, map[string]any{"iteration": iter, "messages": len(req.Messages), "tools": len(req.Tools), "estimated_tokens": r.corrected(raw),
-			"context": r.requestContext(req, raw)})
+		rc := r.requestContext(req, raw)
+		r.emit(ctx, LLMCallStarted{Iteration: iter, Messages: len(req.Messages), Tools: len(req.Tools), EstimatedTokens: r.corrected(raw), Context: &rc})
 		resp, err := r.ask(ctx, StepModel, req)
 		if err != nil {
 			r.finish(ctx, err)
@@ -412,10 +393,10 @@ func (r *run) main(ctx context.Context) {
 		// stopped after it resumes with the answer, not a second call.
 		usage := resp.Usage
 		r.add(ctx, logMessage{Message: msg, Usage: &usage, StopReason: resp.StopReason})
-		r.emit(ctx, EventLLMCallCompleted, map[string]any{"iteration": iter, "usage": resp.Usage, "stop_reason": resp.StopReason, "tool_calls": len(resp.Message.ToolCalls)})
+		r.emit(ctx, LLMCallCompleted{Iteration: iter, Usage: resp.Usage, StopReason: resp.StopReason, ToolCalls: len(resp.Message.ToolCalls)})
 		if len(msg.ToolCalls) == 0 {
 			if !r.stopped {
-				r.emit(ctx, EventTaskCompleted, map[string]any{"output": msg.Content, "iterations": iter})
+				r.emit(ctx, TaskCompleted{Output: msg.Content, Iterations: iter})
 			}
 			return
 		}
@@ -451,7 +432,7 @@ func (r *run) fit(ctx context.Context) (*model.Request, int, error) {
 	est := r.corrected(raw)
 	if float64(est) > WarnAt*float64(eff) && !r.warned {
 		r.warned = true
-		r.emit(ctx, EventContextWarning, map[string]any{"tokens": est, "effective_window": eff, "share": float64(est) / float64(eff)})
+		r.emit(ctx, ContextWarning{Tokens: est, EffectiveWindow: eff, Share: float64(est) / float64(eff)})
 	}
 	if est > eff {
 		protected := 0
@@ -491,8 +472,11 @@ func (r *run) ask(ctx context.Context, kind StepKind, req *model.Request) (*mode
 	return model.Collect(ctx, r.cfg.Model, req)
 }
 
+// finish fails the task. The event carries err's public message and code;
+// its full text only reaches the consumer (TaskFailed.Cause), which logs
+// it: internal error text must not reach API clients.
 func (r *run) finish(ctx context.Context, err error) {
-	r.emit(ctx, EventTaskFailed, map[string]any{"error": skilld.ErrorMessage(err), "code": skilld.ErrorCode(err), "detail": err.Error()})
+	r.emit(ctx, NewTaskFailed(err))
 }
 
 // checkHistory refuses earlier turns a provider would refuse: a first

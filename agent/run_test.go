@@ -105,14 +105,14 @@ func TestProgressiveDisclosure(t *testing.T) {
 	if events[0].Type != agent.EventTaskStarted || events[len(events)-1].Type != agent.EventTaskCompleted {
 		t.Errorf("first %s, last %s", events[0].Type, events[len(events)-1].Type)
 	}
-	if out := events[len(events)-1].Data["output"]; out != "The file has 3 rows." {
+	if out := events[len(events)-1].Payload.(agent.TaskCompleted).Output; out != "The file has 3 rows." {
 		t.Errorf("output %v", out)
 	}
-	act := ofType(events, agent.EventSkillActivated)
-	if len(act) != 1 || act[0].Data["skill"] != "csv-inspector" || act[0].Data["placement"] != "transcript" || act[0].Data["tokens"].(int) <= 0 {
+	act := payloads[agent.SkillActivated](events)
+	if len(act) != 1 || act[0].Skill != "csv-inspector" || act[0].Placement != "transcript" || act[0].Tokens <= 0 {
 		t.Errorf("skill.activated events: %+v", act)
 	}
-	if mat := ofType(events, agent.EventSkillMaterialized); len(mat) != 1 || mat[0].Data["dir"] != dir || mat[0].Data["error"] != nil {
+	if mat := payloads[agent.SkillMaterialized](events); len(mat) != 1 || mat[0].Dir != dir || mat[0].Error != "" {
 		t.Errorf("skill.materialized events: %+v", mat)
 	}
 	if n := len(ofType(events, agent.EventLLMCallCompleted)); n != 4 {
@@ -184,11 +184,11 @@ func TestPolicyAndWithheld(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := collect(t, a, agent.Task{ID: "t", Input: "go"})
-	if w := ofType(events, agent.EventSkillWithheld); len(w) != 1 || w[0].Data["skill"] != "release-notes" || !strings.Contains(w[0].Data["rule"].(string), "github") {
+	if w := payloads[agent.SkillWithheld](events); len(w) != 1 || w[0].Skill != "release-notes" || !strings.Contains(w[0].Rule, "github") {
 		t.Errorf("skill.withheld: %+v", w)
 	}
-	denied := ofType(events, agent.EventToolDenied)
-	if len(denied) != 2 || denied[0].Data["tool"] != "shell" || !strings.Contains(denied[0].Data["reason"].(string), "workspace policy (shell)") {
+	denied := payloads[agent.ToolDenied](events)
+	if len(denied) != 2 || denied[0].Tool != "shell" || !strings.Contains(denied[0].Reason, "workspace policy (shell)") {
 		t.Errorf("tool.denied: %+v", denied)
 	}
 	if n := len(ofType(events, agent.EventSkillActivated)); n != 0 {

@@ -83,8 +83,8 @@ func TestSandboxTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := collect(t, a, agent.Task{ID: "t", Input: "x"})
-	ready := ofType(events, agent.EventSandboxReady)
-	if len(ready) != 1 || ready[0].Data["provider"] != "test" || ready[0].Data["warning"] != "nothing is isolated" || events[1].Type != agent.EventSandboxReady {
+	ready := payloads[agent.SandboxReady](events)
+	if len(ready) != 1 || ready[0].Provider != "test" || ready[0].Warning != "nothing is isolated" || events[1].Type != agent.EventSandboxReady {
 		t.Errorf("sandbox.ready: %+v", ready)
 	}
 	if b, _ := sb.ReadFile(t.Context(), dir+"/SKILL.md", 1<<20); strings.Contains(string(b), "tampered") {

@@ -189,14 +189,14 @@ func TestRunTask(t *testing.T) {
 					var ev agent.Event
 					json.Unmarshal(e.Payload, &ev)
 					types = append(types, ev.Type)
-					switch ev.Type {
-					case agent.EventSkillMaterialized:
-						if ev.Data["error"] != nil || ev.Data["dir"] != pack.SandboxDir(sk.Name, sk.ID) {
-							t.Errorf("materialization: %+v", ev.Data)
+					switch p := ev.Payload.(type) {
+					case agent.SkillMaterialized:
+						if p.Error != "" || p.Dir != pack.SandboxDir(sk.Name, sk.ID) {
+							t.Errorf("materialization: %+v", p)
 						}
-					case agent.EventSandboxReady:
-						if ev.Data["provider"] != "bwrap" || ev.Data["isolated"] != true {
-							t.Errorf("sandbox: %+v", ev.Data)
+					case agent.SandboxReady:
+						if p.Provider != "bwrap" || !p.Isolated {
+							t.Errorf("sandbox: %+v", p)
 						}
 					}
 				}

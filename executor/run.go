@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -111,7 +112,7 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	}()
 	defer func() {
 		if p := recover(); p != nil {
-			end = failure(skilld.Errorf(skilld.EINTERNAL, "internal error: %v", p))
+			end = failure(skilld.Errorf(skilld.EINTERNAL, "internal error"))
 			l.cfg.Logger.Error("task panicked", "task", t.ID, "panic", p)
 		}
 		if fenced {
@@ -159,9 +160,6 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	}
 	if err != nil {
 		end = failure(err)
-		if skilld.ErrorCode(err) == skilld.EINTERNAL {
-			end.msg = err.Error()
-		}
 		l.logFailure(ctx, t.ID, err)
 		return
 	}
@@ -169,8 +167,14 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 		if err != nil {
 			fenced = errors.Is(err, store.ErrLogMoved)
 			end = failure(err)
-			end.msg = "task log: " + err.Error()
+			end.msg = "task log: " + end.msg
+			if !fenced {
+				l.logFailed(ctx, t.ID, fmt.Errorf("task log: %w", err))
+			}
 			return
+		}
+		if f, ok := ev.Payload.(agent.TaskFailed); ok && f.Cause != nil {
+			l.logFailed(ctx, t.ID, f.Cause)
 		}
 		l.notify(t.ID)
 		obs.Event(ev)
@@ -200,14 +204,11 @@ func failure(err error) outcome {
 // outcomeOf reads the end of a run from its task.completed or task.failed
 // event, as logged.
 func outcomeOf(ev agent.Event) (outcome, bool) {
-	switch ev.Type {
-	case agent.EventTaskCompleted:
-		out, _ := ev.Data["output"].(string)
-		return outcome{status: skilld.TaskCompleted, output: out, at: ev.Time}, true
-	case agent.EventTaskFailed:
-		msg, _ := ev.Data["error"].(string)
-		code, _ := ev.Data["code"].(string)
-		return outcome{status: skilld.TaskFailed, code: cmp.Or(code, skilld.EINTERNAL), msg: msg, at: ev.Time}, true
+	switch p := ev.Payload.(type) {
+	case agent.TaskCompleted:
+		return outcome{status: skilld.TaskCompleted, output: p.Output, at: ev.Time}, true
+	case agent.TaskFailed:
+		return outcome{status: skilld.TaskFailed, code: cmp.Or(p.Code, skilld.EINTERNAL), msg: p.Error, at: ev.Time}, true
 	}
 	return outcome{}, false
 }
@@ -254,8 +255,8 @@ func ended(log []agent.LogEntry) (outcome, bool) {
 // logFailure records why a task could not start, as the task.failed event
 // the runtime would have written.
 func (l *Local) logFailure(ctx context.Context, taskID string, err error) {
-	payload, _ := json.Marshal(agent.Event{Type: agent.EventTaskFailed, TaskID: taskID,
-		Data: map[string]any{"error": skilld.ErrorMessage(err), "code": skilld.ErrorCode(err), "detail": err.Error()}})
+	l.logFailed(ctx, taskID, err)
+	payload, _ := json.Marshal(agent.Event{Type: agent.EventTaskFailed, TaskID: taskID, Payload: agent.NewTaskFailed(err)})
 	err = l.waitOut(ctx, "the task log", func(ctx context.Context) error {
 		_, err := l.cfg.DB.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: taskID, Kind: agent.KindEvent, Payload: payload})
 		return err
@@ -263,6 +264,18 @@ func (l *Local) logFailure(ctx context.Context, taskID string, err error) {
 	if err != nil {
 		l.cfg.Logger.Error("recording why a task failed", "task", taskID, "err", err, "cause", errors.Unwrap(err))
 	}
+}
+
+// logFailed logs why a task failed, in full. The task's row and its
+// task.failed event keep only the error's public message and code: an
+// internal error's text (paths, addresses, a provider's answer) is the
+// operator's to read, not the API client's.
+func (l *Local) logFailed(ctx context.Context, taskID string, err error) {
+	level := slog.LevelInfo
+	if skilld.ErrorCode(err) == skilld.EINTERNAL {
+		level = slog.LevelError
+	}
+	l.cfg.Logger.Log(ctx, level, "task failed", "task", taskID, "code", skilld.ErrorCode(err), "err", err)
 }
 
 // waitOut runs a write that must outlive a short storage outage, detached

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,8 +87,7 @@ func (o *obsEnv) runTask(t *testing.T) string {
 	if len(events) == 0 || events[len(events)-1].Type != agent.EventTaskCompleted {
 		t.Fatalf("stream ended with %v", events)
 	}
-	if started := events[0]; started.Type != agent.EventTaskStarted || started.Data["tools_withheld"] != float64(1) ||
-		len(started.Data["withheld_tools"].([]any)) != 1 || started.Data["withheld_tools"].([]any)[0] != agent.ToolListFiles {
+	if started, _ := events[0].Payload.(agent.TaskStarted); started.ToolsWithheld != 1 || !slices.Equal(started.WithheldTools, []string{agent.ToolListFiles}) {
 		t.Errorf("first event %v, want task.started with list_files withheld", started)
 	}
 	return id

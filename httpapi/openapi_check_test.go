@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -86,8 +87,9 @@ func TestOpenAPIContractCatches(t *testing.T) {
 }
 
 // TestOpenAPIContractEventStream breaks a real event stream: an event
-// whose data is not an entry, one whose id is not its seq, one named as
-// no event is.
+// whose data is not an entry, one without a field of its type or with a
+// field its type does not have, one whose id is not its seq, one named
+// as no event is.
 func TestOpenAPIContractEventStream(t *testing.T) {
 	c := apiContract()
 	target := "/v1/workspaces/default/tasks/t1/events"
@@ -95,17 +97,22 @@ func TestOpenAPIContractEventStream(t *testing.T) {
 		return exchange{method: "GET", target: target, reqHeader: http.Header{"Authorization": {"Bearer skd_x"}}, status: 200,
 			respHeader: http.Header{"Content-Type": {"text/event-stream"}}, respBody: []byte(s)}
 	}
-	ok := "id: 1\nevent: task.started\ndata: {\"type\":\"task.started\",\"task_id\":\"t1\",\"seq\":1,\"time\":\"2026-01-02T03:04:05Z\"}\n\n" +
+	resumed := func(seq int, fields string) string {
+		return fmt.Sprintf("id: %d\nevent: task.resumed\ndata: {\"type\":\"task.resumed\",\"task_id\":\"t1\",\"seq\":1,\"time\":\"2026-01-02T03:04:05Z\"%s}\n\n", seq, fields)
+	}
+	ok := resumed(1, `,"replayed":4`) +
 		": keepalive\n\n" +
 		"event: error\ndata: {\"code\":\"unauthorized\",\"message\":\"token revoked\"}\n\n"
 	if p := c.checkExchange(stream(ok)); len(p) != 0 {
 		t.Fatalf("a good stream fails: %v", p)
 	}
 	for name, tc := range map[string]struct{ stream, want string }{
-		"data not an entry":        {"id: 1\nevent: task.started\ndata: {\"type\":\"task.started\",\"task_id\":\"t1\"}\n\n", "breaks TaskEvent"},
-		"id not its seq":           {"id: 2\nevent: task.started\ndata: {\"type\":\"task.started\",\"task_id\":\"t1\",\"seq\":1,\"time\":\"2026-01-02T03:04:05Z\"}\n\n", "seq 1"},
-		"error not an ErrorObject": {"event: error\ndata: {\"code\":\"unauthorized\"}\n\n", "breaks ErrorObject"},
-		"no data":                  {"id: 1\nevent: task.started\n\n", "has no data"},
+		"data not an entry":           {"id: 1\nevent: task.started\ndata: {\"type\":\"task.started\",\"task_id\":\"t1\"}\n\n", "breaks TaskEvent"},
+		"a field of its type missing": {resumed(1, ""), "breaks TaskEvent"},
+		"a field not of its type":     {resumed(1, `,"replayed":4,"output":"x"`), "breaks TaskEvent"},
+		"id not its seq":              {resumed(2, `,"replayed":4`), "seq 1"},
+		"error not an ErrorObject":    {"event: error\ndata: {\"code\":\"unauthorized\"}\n\n", "breaks ErrorObject"},
+		"no data":                     {"id: 1\nevent: task.started\n\n", "has no data"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			problems := strings.Join(c.checkExchange(stream(tc.stream)), "\n")

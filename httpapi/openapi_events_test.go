@@ -2,14 +2,23 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/httpapi"
 )
 
 // TestOpenAPIEventStream reads a finished task's log as a Server-Sent
@@ -80,5 +89,169 @@ func TestOpenAPIEventStreamError(t *testing.T) {
 	events := parseSSE(data)
 	if len(events) == 0 || events[len(events)-1].name != "error" || !strings.Contains(events[len(events)-1].data, skilld.EUNAUTHORIZED) {
 		t.Errorf("the stream did not end with an error event:\n%s", clip(data))
+	}
+}
+
+// eventHead are the fields every event has.
+var eventHead = []string{"type", "task_id", "seq", "time"}
+
+// payloadFields returns the JSON fields of a payload struct as
+// encoding/json writes them, each with whether it may be absent: tagged
+// omitempty or omitzero, or reached through an embedded pointer (all left
+// out while it is nil).
+func payloadFields(t *testing.T, typ reflect.Type) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	var walk func(typ reflect.Type, optional bool)
+	walk = func(typ reflect.Type, optional bool) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			tag := f.Tag.Get("json")
+			name, opts, _ := strings.Cut(tag, ",")
+			if tag == "-" {
+				continue
+			}
+			if f.Anonymous && name == "" {
+				ft, ptr := f.Type, f.Type.Kind() == reflect.Pointer
+				if ptr {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					walk(ft, optional || ptr)
+					continue
+				}
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if _, dup := out[name]; dup {
+				t.Errorf("%s has two fields named %q", typ, name)
+			}
+			out[name] = optional || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+		}
+	}
+	walk(typ, false)
+	for name := range out {
+		if slices.ContainsFunc(eventHead, func(h string) bool { return strings.EqualFold(h, name) }) {
+			t.Errorf("%s has a field %q, which every event has already", typ, name)
+		}
+	}
+	return out
+}
+
+// TestTaskEventSchemaMatchesPayloads holds the document's TaskEvent to the
+// payload structs: one variant per event type, with the common fields and
+// exactly the payload's, required unless the payload may leave them out.
+func TestTaskEventSchemaMatchesPayloads(t *testing.T) {
+	doc, err := httpapi.OpenAPI("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(doc)
+	var d struct {
+		Components struct {
+			Schemas map[string]*jsonschema.Schema `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	list := d.Components.Schemas["TaskEventList"]
+	if list == nil || list.Properties["items"] == nil || list.Properties["items"].Items == nil {
+		t.Fatalf("TaskEventList: %+v", list)
+	}
+	ev := list.Properties["items"].Items
+	variants := map[string]*jsonschema.Schema{}
+	for _, v := range ev.OneOf {
+		typ := v.Properties["type"]
+		if typ == nil || typ.Const == nil {
+			t.Fatalf("a variant without its type: %+v", v)
+		}
+		variants[(*typ.Const).(string)] = v
+	}
+	var types []string
+	for _, p := range agent.Payloads() {
+		types = append(types, p.EventType())
+		v := variants[p.EventType()]
+		if v == nil {
+			t.Errorf("TaskEvent has no variant for %s", p.EventType())
+			continue
+		}
+		fields := payloadFields(t, reflect.TypeOf(p))
+		want, wantRequired := slices.Clone(eventHead), slices.Clone(eventHead)
+		for name, optional := range fields {
+			want = append(want, name)
+			if !optional {
+				wantRequired = append(wantRequired, name)
+			}
+		}
+		if got := slices.Sorted(maps.Keys(v.Properties)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("%s: the document has %v, the payload %v", p.EventType(), got, slices.Sorted(slices.Values(want)))
+		}
+		if got := slices.Sorted(slices.Values(v.Required)); !slices.Equal(got, slices.Sorted(slices.Values(wantRequired))) {
+			t.Errorf("%s: the document requires %v, the payload always has %v", p.EventType(), got, slices.Sorted(slices.Values(wantRequired)))
+		}
+	}
+	if len(variants) != len(types) || !slices.Equal(slices.Sorted(slices.Values(types)), slices.Sorted(maps.Keys(variants))) {
+		t.Errorf("TaskEvent's variants are %v, the event types %v", slices.Sorted(maps.Keys(variants)), types)
+	}
+	if enum := ev.Properties["type"].Enum; len(enum) != len(types) {
+		t.Errorf("TaskEvent's type lists %v", enum)
+	}
+}
+
+// docRow is a row of docs/RUNTIME.md's table of events: | `type` | when |
+// fields |, each field `name`, `name`? when it may be absent, with notes
+// in parentheses.
+var (
+	docRow     = regexp.MustCompile("^\\| `([a-z.]+)` \\|[^|]*\\|([^|]*)\\|$")
+	docField   = regexp.MustCompile("`([a-z_]+)`(\\?)?")
+	docComment = regexp.MustCompile(`\([^()]*\)`)
+)
+
+// TestEventsDocumented holds docs/RUNTIME.md's table of events to the
+// payload structs: a row per event type, listing exactly its fields, each
+// marked optional exactly when the payload may leave it out.
+func TestEventsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/RUNTIME.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "\n## Events\n")
+	section, _, _ = strings.Cut(section, "\n#")
+	rows := map[string]map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		m := docRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if _, dup := rows[m[1]]; dup {
+			t.Errorf("%s has two rows", m[1])
+		}
+		fields := m[2]
+		for prev := ""; prev != fields; {
+			prev, fields = fields, docComment.ReplaceAllString(fields, "")
+		}
+		rows[m[1]] = map[string]bool{}
+		for _, f := range docField.FindAllStringSubmatch(fields, -1) {
+			rows[m[1]][f[1]] = f[2] == "?"
+		}
+	}
+	for _, p := range agent.Payloads() {
+		doc, ok := rows[p.EventType()]
+		if !ok {
+			t.Errorf("docs/RUNTIME.md has no row for %s", p.EventType())
+			continue
+		}
+		delete(rows, p.EventType())
+		if want := payloadFields(t, reflect.TypeOf(p)); !maps.Equal(doc, want) {
+			t.Errorf("docs/RUNTIME.md says %s has %v (name: may be absent); its payload has %v", p.EventType(), doc, want)
+		}
+	}
+	for typ := range rows {
+		t.Errorf("docs/RUNTIME.md has a row for %s, which is no event type", typ)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -48,7 +50,6 @@ func selfEncoded() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
 		reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
 		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
-		reflect.TypeFor[agent.Event]():     taskEventSchema(),
 		reflect.TypeFor[skilld.NetworkSettings](): {
 			Description: "what the agent's commands may reach, through the sandbox's allowlist proxy: false (nothing, the default), " +
 				"true (the public web: any public host on ports 80 and 443) or the hosts of allow; the server must allow it (--sandbox-network)",
@@ -69,27 +70,94 @@ func fixedNames() map[reflect.Type]string {
 }
 
 // taskEventSchema describes agent.Event as it encodes itself: flat, its
-// four common fields and then the fields of its type.
-func taskEventSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{
-		Type: "object",
-		Description: "One entry of a task's log: every event and every message of the run, in order. " +
-			"The fields after type, task_id, seq and time are those of the event's type " +
-			"(a message event has role, content, tool_calls, …; skill.activated has skill, tokens, placement, …); see docs/RUNTIME.md.",
-		Required: []string{"type", "task_id", "seq", "time"},
-		Properties: map[string]*jsonschema.Schema{
-			"type": {Type: "string", Description: "the event type: task.started, message, llm.call.started, tool.call, " +
-				"skill.activated, task.completed, task.failed, …"},
+// four common fields and then the fields of its payload. There is one
+// variant per event type, made from its payload struct, so the document
+// says what every event holds and cannot drift from what is sent.
+func (g *schemaGen) taskEventSchema() (*jsonschema.Schema, error) {
+	head := func() map[string]*jsonschema.Schema {
+		return map[string]*jsonschema.Schema{
 			"task_id": {Type: "string"},
 			"seq":     {Type: "integer", Minimum: jsonschema.Ptr(1.0), Description: "the entry's place in the task's log, from 1 without gaps"},
 			"time":    {Type: "string", Format: "date-time"},
-		},
-		PropertyOrder: []string{"type", "task_id", "seq", "time"},
+		}
+	}
+	required := []string{"type", "task_id", "seq", "time"}
+	s := &jsonschema.Schema{
+		Type: "object",
+		Description: "One entry of a task's log: every event and every message of the run, in order. " +
+			"The fields after type, task_id, seq and time are those of the event's type, one variant each; docs/RUNTIME.md explains them.",
+		Required:      required,
+		Properties:    head(),
+		PropertyOrder: required,
+	}
+	s.Properties["type"] = &jsonschema.Schema{Type: "string", Description: "the event type, which says the fields that follow"}
+	for _, p := range agent.Payloads() {
+		t := reflect.TypeOf(p)
+		v, err := g.schema(t)
+		if err != nil {
+			return nil, fmt.Errorf("openapi: the payload of %s: %w", p.EventType(), err)
+		}
+		optionalEmbedded(t, v)
+		nullableMaps(t, v)
+		v.Title = p.EventType()
+		v.Properties["type"] = &jsonschema.Schema{Const: jsonschema.Ptr[any](p.EventType())}
+		maps.Copy(v.Properties, head())
+		v.Required = append(slices.Clone(required), v.Required...)
+		v.PropertyOrder = append(slices.Clone(required), v.PropertyOrder...)
+		s.OneOf = append(s.OneOf, v)
+		s.Properties["type"].Enum = append(s.Properties["type"].Enum, p.EventType())
+	}
+	return s, nil
+}
+
+// optionalEmbedded makes the fields a struct gets through an embedded
+// pointer optional: encoding/json leaves them all out while it is nil.
+func optionalEmbedded(t reflect.Type, s *jsonschema.Schema) {
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.Anonymous || f.Type.Kind() != reflect.Pointer || f.Type.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		for _, inner := range reflect.VisibleFields(f.Type.Elem()) {
+			if name, omit := jsonName(inner); !omit {
+				s.Required = slices.DeleteFunc(s.Required, func(r string) bool { return r == name })
+			}
+		}
+	}
+}
+
+// nullableMaps lets the properties that hold Go maps be null, at any
+// depth: encoding/json writes a nil map as null, which reflection does
+// not say.
+func nullableMaps(t reflect.Type, s *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case s == nil:
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		nullableMaps(t.Elem(), s.Items)
+	case t.Kind() == reflect.Struct:
+		for _, f := range reflect.VisibleFields(t) {
+			name, omit := jsonName(f)
+			p := s.Properties[name]
+			if omit || f.Anonymous || !f.IsExported() || p == nil {
+				continue
+			}
+			if f.Type.Kind() == reflect.Map && p.Type == "object" {
+				p.Types, p.Type = []string{"null", "object"}, ""
+			}
+			nullableMaps(f.Type, p)
+		}
 	}
 }
 
 func newSchemaGen() (*schemaGen, error) {
 	g := &schemaGen{opts: &jsonschema.ForOptions{TypeSchemas: selfEncoded()}, schemas: map[string]any{}, names: map[reflect.Type]string{}}
+	ev, err := g.taskEventSchema()
+	if err != nil {
+		return nil, err
+	}
+	g.opts.TypeSchemas[reflect.TypeFor[agent.Event]()] = ev
 	// Raw fields are described by what they hold: the holder's schema is
 	// made once, patched, and then used wherever the holder appears.
 	for _, raw := range rawJSONFields() {

@@ -80,15 +80,17 @@ func (e *testEnv) withExecutor(t *testing.T) *queueModel {
 	m := &queueModel{}
 	blobs := e.svc.Packages().Blobs
 	sbx, _ := bwraptest.New(t)
+	logger := slog.New(slog.NewTextHandler(e.logs, nil))
 	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: blobs, Sandboxes: sbx,
 		OpenModel: func(string) (model.Model, string, error) { return m, "test", nil },
 		Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },
+		Logger:    logger,
 	})
 	e.svc.SetExecutor(ex)
 	t.Cleanup(ex.Shutdown)
 	e.srv.Close()
-	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: slog.New(slog.NewTextHandler(e.logs, nil)), Watcher: ex}
+	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: logger, Watcher: ex}
 	e.srv = httptest.NewServer(api.Handler())
 	t.Cleanup(e.srv.Close)
 	return m
@@ -186,7 +188,7 @@ func TestTasksOverHTTP(t *testing.T) {
 		types := map[string]bool{}
 		for _, ev := range events {
 			types[ev.Type] = true
-			if content, _ := ev.Data["content"].(string); ev.Type == agent.EventMessage && strings.Contains(content, "# helper") {
+			if m, _ := ev.Payload.(agent.Message); strings.Contains(m.Content, "# helper") {
 				t.Error("the stream carries a skill body")
 			}
 		}

@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"strings"
@@ -20,20 +21,21 @@ func TestRunEvents(t *testing.T) {
 	m := metrics.New(metrics.Config{})
 	run := m.RunStarted(context.Background(), executor.RunInfo{TaskID: "t1", Model: "openai:gpt", Provider: "openai"})
 	t0 := time.Now()
-	run.Event(agent.Event{Type: agent.EventTaskStarted, Time: t0, Data: map[string]any{"tools_withheld": 2}})
-	run.Event(agent.Event{Type: agent.EventLLMCallStarted, Time: t0})
-	// Live events carry model.Usage; events read back from a log, JSON.
-	run.Event(agent.Event{Type: agent.EventLLMCallCompleted, Time: t0.Add(2 * time.Second), Data: map[string]any{"usage": model.Usage{PromptTokens: 100, CompletionTokens: 7}}})
-	run.Event(agent.Event{Type: agent.EventLLMCallStarted, Time: t0})
-	run.Event(agent.Event{Type: agent.EventLLMCallCompleted, Time: t0, Data: map[string]any{"usage": map[string]any{"prompt_tokens": 10.0, "completion_tokens": 3.0}}})
-	run.Event(agent.Event{Type: agent.EventContextCompacted, Data: map[string]any{"summarized": true}})
-	run.Event(agent.Event{Type: agent.EventSkillRefused, Data: map[string]any{"skill": "x"}})
-	run.Event(agent.Event{Type: agent.EventToolResult, Data: map[string]any{"tool": "shell", "is_error": true, "error_code": "invalid"}})
+	run.Event(event(t0, agent.TaskStarted{ToolsWithheld: 2}))
+	run.Event(event(t0, agent.LLMCallStarted{}))
+	// Live events carry their payload; an event read back from a log
+	// decodes into the same.
+	run.Event(event(t0.Add(2*time.Second), agent.LLMCallCompleted{Usage: model.Usage{PromptTokens: 100, CompletionTokens: 7}}))
+	run.Event(event(t0, agent.LLMCallStarted{}))
+	run.Event(decoded(t, `{"type":"llm.call.completed","usage":{"prompt_tokens":10,"completion_tokens":3}}`))
+	run.Event(event(time.Time{}, agent.ContextCompacted{Summarized: true}))
+	run.Event(event(time.Time{}, agent.SkillRefused{Skill: "x"}))
+	run.Event(event(time.Time{}, agent.ToolResult{CallRef: agent.CallRef{Tool: "shell"}, IsError: true, ErrorCode: "invalid"}))
 	run.SandboxExec(&sandbox.Result{Duration: 3 * time.Second, Limit: sandbox.LimitMemory,
 		Egress: []sandbox.EgressEvent{{Host: "a.example", Allowed: true, BytesUp: 10, BytesDown: 200}, {Host: "b.example"}}}, nil)
 	run.SandboxExec(nil, errors.New("no bwrap"))
-	run.Event(agent.Event{Type: agent.EventLLMCallStarted, Time: t0})
-	run.Event(agent.Event{Type: agent.EventTaskFailed, Data: map[string]any{"error": "model down"}})
+	run.Event(event(t0, agent.LLMCallStarted{}))
+	run.Event(event(time.Time{}, agent.TaskFailed{Error: "model down"}))
 	run.Ended("failed")
 	m.StorageError("the task log", skilld.FromBackend(skilld.BackendDatabase, skilld.Errorf(skilld.EUNAVAILABLE, "db restarting")))
 	m.ObserveError("api", skilld.BackendBlob, skilld.ENOTFOUND) // a client's error: not counted
@@ -82,6 +84,52 @@ func TestRunEvents(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
+}
+
+// TestRunEventsMissingFields feeds events that lack fields, as an older
+// log or a provider that reports no usage gives them: an answer without
+// usage, with a null one, with negative counts (a provider's nonsense,
+// which a counter would panic on), and events without a payload. None
+// may panic, and each answer is counted once.
+func TestRunEventsMissingFields(t *testing.T) {
+	m := metrics.New(metrics.Config{})
+	run := m.RunStarted(context.Background(), executor.RunInfo{TaskID: "t1", Provider: "openai"})
+	for _, ev := range []agent.Event{
+		decoded(t, `{"type":"task.started"}`),
+		decoded(t, `{"type":"llm.call.completed"}`),
+		decoded(t, `{"type":"llm.call.completed","usage":null}`),
+		decoded(t, `{"type":"llm.call.completed","usage":{"prompt_tokens":-5,"completion_tokens":2}}`),
+		decoded(t, `{"type":"tool.result"}`),
+		decoded(t, `{"type":"some.future.event","usage":"?"}`),
+		{Type: agent.EventLLMCallCompleted},
+		{Type: agent.EventTaskFailed},
+	} {
+		run.Event(ev)
+	}
+	if got := value(t, m, "skilld_model_calls_total", nil); got != 3 {
+		t.Errorf("model calls = %v, want 3", got)
+	}
+	if got := value(t, m, "skilld_model_tokens_total", map[string]string{"kind": "prompt"}); got != 0 {
+		t.Errorf("prompt tokens = %v, want 0", got)
+	}
+	if got := value(t, m, "skilld_model_tokens_total", map[string]string{"kind": "completion"}); got != 2 {
+		t.Errorf("completion tokens = %v, want 2", got)
+	}
+}
+
+// event is a live event of the payload's type.
+func event(at time.Time, p agent.Payload) agent.Event {
+	return agent.Event{Type: p.EventType(), TaskID: "t1", Time: at, Payload: p}
+}
+
+// decoded is an event as read back from a task log.
+func decoded(t *testing.T, js string) agent.Event {
+	t.Helper()
+	var ev agent.Event
+	if err := json.Unmarshal([]byte(js), &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }
 
 func TestTasksSeriesFailsAlone(t *testing.T) {

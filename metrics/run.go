@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/skilld/skilld/agent"
-	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/sandbox"
 )
@@ -38,44 +37,41 @@ func (r *runRecorder) Event(ev agent.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := r.m
-	switch ev.Type {
-	case agent.EventTaskStarted:
-		if n, ok := number(ev.Data["tools_withheld"]); ok {
-			m.toolsWithheld.Add(n)
-		}
-	case agent.EventLLMCallStarted:
+	switch p := ev.Payload.(type) {
+	case agent.TaskStarted:
+		m.toolsWithheld.Add(float64(p.ToolsWithheld))
+	case agent.LLMCallStarted:
 		r.callStart = eventTime(ev)
-	case agent.EventLLMCallCompleted:
+	case agent.LLMCallCompleted:
 		m.modelCalls.WithLabelValues(r.provider).Inc()
 		if !r.callStart.IsZero() {
 			m.modelDuration.WithLabelValues(r.provider).Observe(eventTime(ev).Sub(r.callStart).Seconds())
 		}
 		r.callStart = time.Time{}
-		if u, ok := usage(ev.Data["usage"]); ok {
-			m.modelTokens.WithLabelValues(r.provider, "prompt").Add(float64(u.PromptTokens))
-			m.modelTokens.WithLabelValues(r.provider, "completion").Add(float64(u.CompletionTokens))
-		}
-	case agent.EventTaskFailed:
+		// A counter panics on a negative count, which a provider may
+		// report.
+		m.modelTokens.WithLabelValues(r.provider, "prompt").Add(float64(max(p.Usage.PromptTokens, 0)))
+		m.modelTokens.WithLabelValues(r.provider, "completion").Add(float64(max(p.Usage.CompletionTokens, 0)))
+	case agent.TaskFailed:
 		// A failure while a call is open is that call's failure (the
 		// runtime has no event of its own for it).
 		if !r.callStart.IsZero() {
 			m.modelErrors.WithLabelValues(r.provider).Inc()
 			r.callStart = time.Time{}
 		}
-	case agent.EventToolResult:
-		tool, _ := ev.Data["tool"].(string)
+	case agent.ToolResult:
 		result := "ok"
-		if isErr, _ := ev.Data["is_error"].(bool); isErr {
+		if p.IsError {
 			result = "error"
 		}
-		m.toolCalls.WithLabelValues(tool, result).Inc()
-	case agent.EventSkillActivated:
+		m.toolCalls.WithLabelValues(p.Tool, result).Inc()
+	case agent.SkillActivated:
 		m.activations.Inc()
-	case agent.EventSkillRefused:
+	case agent.SkillRefused:
 		m.refusals.Inc()
-	case agent.EventContextCompacted:
+	case agent.ContextCompacted:
 		result := "failed"
-		if ok, _ := ev.Data["summarized"].(bool); ok {
+		if p.Summarized {
 			result = "summarized"
 		}
 		m.compactions.WithLabelValues(result).Inc()
@@ -115,32 +111,4 @@ func eventTime(ev agent.Event) time.Time {
 		return time.Now()
 	}
 	return ev.Time
-}
-
-// usage reads an event's usage: a model.Usage as the run delivers it live,
-// or its JSON form read back from a log.
-func usage(v any) (model.Usage, bool) {
-	switch u := v.(type) {
-	case model.Usage:
-		return u, true
-	case *model.Usage:
-		return *u, u != nil
-	case map[string]any:
-		p, ok1 := number(u["prompt_tokens"])
-		c, ok2 := number(u["completion_tokens"])
-		return model.Usage{PromptTokens: int(p), CompletionTokens: int(c)}, ok1 || ok2
-	}
-	return model.Usage{}, false
-}
-
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case float64:
-		return n, true
-	}
-	return 0, false
 }

@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/skilld/skilld/agent"
-	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/sandbox"
 )
@@ -68,69 +67,65 @@ func (r *runTracer) Event(ev agent.Event) {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	switch ev.Type {
-	case agent.EventTaskStarted:
-		if n, ok := ev.Data["tools_withheld"].(int); ok {
-			r.task.SetAttributes(attribute.Int("skilld.tools_withheld", n))
-		}
-	case agent.EventLLMCallStarted:
+	switch p := ev.Payload.(type) {
+	case agent.TaskStarted:
+		r.task.SetAttributes(attribute.Int("skilld.tools_withheld", p.ToolsWithheld))
+	case agent.LLMCallStarted:
 		_, r.call = r.tracer.Start(r.ctx, SpanModelCall, trace.WithTimestamp(at), trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attribute.String("gen_ai.provider.name", r.provider)))
-	case agent.EventLLMCallCompleted:
+	case agent.LLMCallCompleted:
 		if r.call == nil {
 			return
 		}
-		if u, ok := ev.Data["usage"].(model.Usage); ok {
-			r.call.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", u.PromptTokens), attribute.Int("gen_ai.usage.output_tokens", u.CompletionTokens))
-		}
-		if s, ok := ev.Data["stop_reason"].(string); ok {
-			r.call.SetAttributes(attribute.String("gen_ai.response.finish_reason", s))
-		}
+		r.call.SetAttributes(attribute.Int("gen_ai.usage.input_tokens", p.Usage.PromptTokens), attribute.Int("gen_ai.usage.output_tokens", p.Usage.CompletionTokens),
+			attribute.String("gen_ai.response.finish_reason", p.StopReason))
 		r.call.End(trace.WithTimestamp(at))
 		r.call = nil
-	case agent.EventToolCall:
-		tool, _ := ev.Data["tool"].(string)
-		id, _ := ev.Data["call_id"].(string)
-		ctx, span := r.tracer.Start(r.ctx, SpanToolCall+" "+tool, trace.WithTimestamp(at),
-			trace.WithAttributes(attribute.String("gen_ai.tool.name", tool), attribute.String("gen_ai.tool.call.id", id)))
-		r.tools[id] = span
-		if tool == agent.ActivateSkill {
+	case agent.ToolCall:
+		ctx, span := r.tracer.Start(r.ctx, SpanToolCall+" "+p.Tool, trace.WithTimestamp(at),
+			trace.WithAttributes(attribute.String("gen_ai.tool.name", p.Tool), attribute.String("gen_ai.tool.call.id", p.CallID)))
+		r.tools[p.CallID] = span
+		if p.Tool == agent.ActivateSkill {
 			r.toolCtx = ctx
 		}
-	case agent.EventToolResult:
-		id, _ := ev.Data["call_id"].(string)
-		span := r.tools[id]
+	case agent.ToolResult:
+		span := r.tools[p.CallID]
 		if span == nil {
 			return
 		}
-		if isErr, _ := ev.Data["is_error"].(bool); isErr {
-			code, _ := ev.Data["error_code"].(string)
-			span.SetStatus(codes.Error, code)
+		if p.IsError {
+			span.SetStatus(codes.Error, p.ErrorCode)
 		}
 		span.End(trace.WithTimestamp(at))
-		delete(r.tools, id)
-		if tool, _ := ev.Data["tool"].(string); tool == agent.ActivateSkill {
+		delete(r.tools, p.CallID)
+		if p.Tool == agent.ActivateSkill {
 			r.toolCtx = nil
 		}
-	case agent.EventSkillActivated, agent.EventSkillRefused:
-		parent := r.toolCtx
-		if parent == nil {
-			parent = r.ctx
-		}
-		skill, _ := ev.Data["skill"].(string)
-		_, span := r.tracer.Start(parent, SpanActivation, trace.WithTimestamp(at), trace.WithAttributes(attribute.String("skilld.skill", skill)))
-		if ev.Type == agent.EventSkillRefused {
-			reason, _ := ev.Data["reason"].(string)
-			span.SetStatus(codes.Error, reason)
-		}
-		span.End(trace.WithTimestamp(at))
-	case agent.EventTaskFailed:
-		msg, _ := ev.Data["error"].(string)
-		r.task.SetStatus(codes.Error, msg)
+	case agent.SkillActivated:
+		r.activation(p.Skill, "", at)
+	case agent.SkillRefused:
+		r.activation(p.Skill, p.Reason, at)
+	case agent.TaskFailed:
+		r.task.SetStatus(codes.Error, p.Error)
 		if r.call != nil {
-			r.call.SetStatus(codes.Error, msg)
+			r.call.SetStatus(codes.Error, p.Error)
 		}
 	}
+}
+
+// activation records an activation as a span under the activate_skill
+// call that led to it; refused says why it was refused ("" when it was
+// not).
+func (r *runTracer) activation(skill, refused string, at time.Time) {
+	parent := r.toolCtx
+	if parent == nil {
+		parent = r.ctx
+	}
+	_, span := r.tracer.Start(parent, SpanActivation, trace.WithTimestamp(at), trace.WithAttributes(attribute.String("skilld.skill", skill)))
+	if refused != "" {
+		span.SetStatus(codes.Error, refused)
+	}
+	span.End(trace.WithTimestamp(at))
 }
 
 // SandboxExec is left to the tool call's span, which already covers the

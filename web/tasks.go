@@ -2,9 +2,11 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
@@ -83,7 +85,7 @@ type requestContext struct {
 	Skills                    []skillUse
 	Tools                     string
 	Messages                  []pair
-	// Other keeps members this page does not know yet, shown as they are.
+	// Other holds the rest of the context, one line each.
 	Other []pair
 }
 
@@ -141,14 +143,13 @@ func (ui *UI) taskPage(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 		d.LastSeq = ev.Seq
 		d.Events = append(d.Events, eventView{Seq: ev.Seq, Type: ev.Type, Summary: summary(ev)})
-		switch ev.Type {
-		case agent.EventLLMCallStarted:
-			d.Requests = append(d.Requests, requestOf(ev))
-		case agent.EventApprovalRequested:
-			id := show(ev.Data["call_id"])
-			waiting[id] = approval{CallID: id, Tool: show(ev.Data["tool"]), Reason: show(ev.Data["reason"])}
-		case agent.EventApprovalDecided:
-			delete(waiting, show(ev.Data["call_id"]))
+		switch p := ev.Payload.(type) {
+		case agent.LLMCallStarted:
+			d.Requests = append(d.Requests, requestOf(ev.Seq, p))
+		case agent.ApprovalRequested:
+			waiting[p.CallID] = approval{CallID: p.CallID, Tool: p.Tool, Reason: p.Reason}
+		case agent.ApprovalDecided:
+			delete(waiting, p.CallID)
 		}
 	}
 	// Only the latest events and requests are listed, to keep the page
@@ -173,14 +174,15 @@ func (ui *UI) taskPage(w http.ResponseWriter, r *http.Request, s *session) {
 	ui.render(w, r, s, http.StatusOK, "task", "Task "+t.ID, d)
 }
 
-// summary is an event's data in one line, cut to keep long logs within
-// the page budget.
+// summary is an event's fields in one line, cut to keep long logs within
+// the page budget. A request's context has its own card.
 func summary(ev agent.Event) string {
-	data := ev.Data
-	if ev.Type == agent.EventLLMCallStarted {
-		data = without(data, "context")
+	p := ev.Payload
+	if start, ok := p.(agent.LLMCallStarted); ok {
+		start.Context = nil
+		p = start
 	}
-	b, _ := json.Marshal(data)
+	b, _ := json.Marshal(p)
 	const limit = 160
 	if len(b) > limit {
 		return string(b[:limit]) + "…"
@@ -188,57 +190,38 @@ func summary(ev agent.Event) string {
 	return string(b)
 }
 
-// without is m without the keys given.
-func without(m map[string]any, drop ...string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if !slices.Contains(drop, k) {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func requestOf(ev agent.Event) request {
-	d := ev.Data
-	rq := request{Seq: ev.Seq, Iteration: show(d["iteration"]), Messages: show(d["messages"]), Tools: show(d["tools"]), Estimated: show(d["estimated_tokens"])}
-	c, ok := d["context"].(map[string]any)
-	if !ok {
+// requestOf is the card of one model request.
+func requestOf(seq int64, p agent.LLMCallStarted) request {
+	rq := request{Seq: seq, Iteration: strconv.Itoa(p.Iteration), Messages: strconv.Itoa(p.Messages), Tools: strconv.Itoa(p.Tools), Estimated: strconv.Itoa(p.EstimatedTokens)}
+	c := p.Context
+	if c == nil {
 		return rq
 	}
-	rc := &requestContext{Window: show(c["window"]), Budget: show(c["budget"]), Estimated: show(c["estimated_tokens"]), Tools: show(c["tools"])}
-	if cat, ok := c["catalog"].(map[string]any); ok {
-		for _, k := range []string{"level", "tokens"} {
-			if v, ok := cat[k]; ok {
-				rc.Catalog = append(rc.Catalog, pair{k, show(v)})
-			}
-		}
-		rc.CatalogSkills = show(cat["skills"])
+	rc := &requestContext{Window: strconv.Itoa(c.Window), Budget: strconv.Itoa(c.Budget), Estimated: strconv.Itoa(c.EstimatedTokens), Tools: strings.Join(c.Tools, ", ")}
+	if cat := c.Catalog; cat != nil {
+		rc.Catalog = []pair{{"level", cat.Level}, {"tokens", strconv.Itoa(cat.Tokens)}}
+		rc.CatalogSkills = strings.Join(cat.Skills, ", ")
 	}
-	if sks, ok := c["skills"].([]any); ok {
-		for _, s := range sks {
-			if m, ok := s.(map[string]any); ok {
-				rc.Skills = append(rc.Skills, skillUse{Name: show(m["name"]), Tokens: show(m["tokens"]), Placement: show(m["placement"])})
-			}
-		}
+	for _, s := range c.Skills {
+		rc.Skills = append(rc.Skills, skillUse{Name: s.Name, Tokens: strconv.Itoa(s.Tokens), Placement: s.Placement})
 	}
-	if msgs, ok := c["messages"].(map[string]any); ok {
-		for _, k := range []string{"sent", "left_out", "left_out_seqs", "summarized"} {
-			if v, ok := msgs[k]; ok {
-				rc.Messages = append(rc.Messages, pair{k, show(v)})
-			}
-		}
+	m := c.Messages
+	ranges := make([]string, len(m.LeftOutSeqs))
+	for i, r := range m.LeftOutSeqs {
+		ranges[i] = fmt.Sprintf("%d–%d", r[0], r[1])
 	}
-	known := []string{"window", "budget", "estimated_tokens", "catalog", "skills", "tools", "messages"}
-	var other []string
-	for k := range c {
-		if !slices.Contains(known, k) {
-			other = append(other, k)
-		}
+	rc.Messages = []pair{{"sent", strconv.Itoa(m.Sent)}, {"left_out", strconv.Itoa(m.LeftOut)}, {"left_out_seqs", strings.Join(ranges, ", ")}, {"summarized", show(m.Summarized)}}
+	tk := c.Tokens
+	rc.Other = []pair{{"placement", c.Placement},
+		{"tokens", fmt.Sprintf("current_context %d · messages %d · system %d · tools %d", tk.CurrentContext, tk.Messages, tk.System, tk.Tools)}}
+	if len(c.Withheld) > 0 {
+		rc.Other = append(rc.Other, pair{"withheld", strings.Join(c.Withheld, ", ")})
 	}
-	slices.Sort(other)
-	for _, k := range other {
-		rc.Other = append(rc.Other, pair{k, show(c[k])})
+	// What the lists leave out, when they are capped.
+	for _, more := range []pair{{"withheld_more", strconv.Itoa(c.WithheldMore)}, {"skills_more", strconv.Itoa(c.SkillsMore)}, {"tools_more", strconv.Itoa(c.ToolsMore)}} {
+		if more.Value != "0" {
+			rc.Other = append(rc.Other, more)
+		}
 	}
 	rq.Context = rc
 	return rq

@@ -16,9 +16,9 @@ import (
 )
 
 // logEvent appends an event to a task's log as a run would.
-func (e *env) logEvent(taskID, typ string, data map[string]any) {
+func (e *env) logEvent(taskID string, p agent.Payload) {
 	e.t.Helper()
-	payload, _ := json.Marshal(agent.Event{Type: typ, Data: data})
+	payload, _ := json.Marshal(agent.Event{Type: p.EventType(), Payload: p})
 	if _, err := e.db.TaskLogAppend(e.t.Context(), &store.TaskLogAppendParams{TaskID: taskID, Kind: agent.KindEvent, Payload: payload}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -46,15 +46,15 @@ func TestTaskPage(t *testing.T) {
 	}
 
 	id := f.task.ID
-	e.logEvent(id, agent.EventLLMCallStarted, map[string]any{"iteration": 1, "messages": 2, "tools": 3, "estimated_tokens": 120})
-	e.logEvent(id, agent.EventLLMCallStarted, map[string]any{"iteration": 2, "messages": 4, "tools": 3, "estimated_tokens": 300,
-		"context": map[string]any{"window": 8000, "budget": 6000, "estimated_tokens": 300,
-			"catalog":  map[string]any{"level": "full", "tokens": 40, "skills": []string{"report", "lint"}},
-			"skills":   []map[string]any{{"name": "report", "tokens": 90, "placement": "context"}},
-			"tools":    []string{"shell", "read_file"},
-			"messages": map[string]any{"sent": 4, "left_out": 2, "left_out_seqs": []int{3, 4}, "summarized": true},
-			"future":   "kept"}})
-	e.logEvent(id, agent.EventApprovalRequested, map[string]any{"tool": "shell", "call_id": "call-1", "reason": "policy"})
+	e.logEvent(id, agent.LLMCallStarted{Iteration: 1, Messages: 2, Tools: 3, EstimatedTokens: 120})
+	e.logEvent(id, agent.LLMCallStarted{Iteration: 2, Messages: 4, Tools: 3, EstimatedTokens: 300,
+		Context: &agent.RequestContext{Window: 8000, Budget: 6000, EstimatedTokens: 300, Placement: agent.PlacementContext,
+			Catalog:   &agent.RequestCatalog{Level: "full", Tokens: 40, Skills: []string{"report", "lint"}},
+			Skills:    []agent.RequestSkill{{Name: "report", Tokens: 90, Placement: "context"}},
+			Tools:     []string{"shell", "read_file"},
+			ToolsMore: 3,
+			Messages:  agent.RequestMessages{Sent: 4, LeftOut: 2, LeftOutSeqs: [][2]int64{{3, 4}}, Summarized: true}}})
+	e.logEvent(id, agent.ApprovalRequested{CallRef: agent.CallRef{Tool: "shell", CallID: "call-1"}, Reason: "policy"})
 	if _, err := e.db.TaskUpdate(t.Context(), &store.TaskUpdateParams{ID: id, Status: skilld.TaskWaitingForApproval}); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,8 @@ func TestTaskPage(t *testing.T) {
 		t.Errorf("a request without context shows the event's counters:\n%s", first)
 	}
 	for _, want := range []string{"<dd>8000</dd>", "<dd>6000</dd>", "level full", "tokens 40", "skills: report, lint", "shell, read_file",
-		"sent 4 · left_out 2 · left_out_seqs 3, 4 · summarized yes", "<td>report</td><td>90</td><td>context</td>", "<dt>future</dt><dd>kept</dd>"} {
+		"sent 4 · left_out 2 · left_out_seqs 3–4 · summarized yes", "<td>report</td><td>90</td><td>context</td>", "<dt>placement</dt><dd>context</dd>",
+		"<dt>tools_more</dt><dd>3</dd>"} {
 		if !strings.Contains(second, want) {
 			t.Errorf("request with context lacks %q:\n%s", want, second)
 		}
@@ -90,8 +91,8 @@ func TestEventStream(t *testing.T) {
 	e := newEnv(t)
 	f := e.fixture()
 	id := f.task.ID
-	e.logEvent(id, agent.EventTaskStarted, map[string]any{})
-	e.logEvent(id, agent.EventLLMCallStarted, map[string]any{"iteration": 1})
+	e.logEvent(id, agent.TaskStarted{})
+	e.logEvent(id, agent.LLMCallStarted{Iteration: 1})
 
 	b := e.signedIn(e.viewerTok)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -133,7 +134,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("first event after 1: id %s %s", seq, data)
 	}
 	// Live: entries written while the stream is open arrive, then the end.
-	e.logEvent(id, agent.EventTaskCompleted, map[string]any{})
+	e.logEvent(id, agent.TaskCompleted{})
 	e.finish(id)
 	seq, _, data = next()
 	if seq != "3" || !strings.Contains(data, `"type":"task.completed"`) {
@@ -154,14 +155,14 @@ func TestEventStream(t *testing.T) {
 func TestLongTaskPage(t *testing.T) {
 	e := newEnv(t)
 	f := e.fixture()
-	ctxObj := map[string]any{"window": 128000, "budget": 100000, "estimated_tokens": 90000,
-		"catalog":  map[string]any{"level": "full", "tokens": 400, "skills": []string{"a", "b", "c", "d", "e", "f"}},
-		"skills":   []map[string]any{{"name": "a", "tokens": 900, "placement": "context"}, {"name": "b", "tokens": 800, "placement": "transcript"}},
-		"tools":    []string{"shell", "read_file", "write_file", "list_files", "activate_skill", "read_skill_file"},
-		"messages": map[string]any{"sent": 40, "left_out": 20, "left_out_seqs": []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "summarized": true}}
+	ctxObj := &agent.RequestContext{Window: 128000, Budget: 100000, EstimatedTokens: 90000,
+		Catalog:  &agent.RequestCatalog{Level: "full", Tokens: 400, Skills: []string{"a", "b", "c", "d", "e", "f"}},
+		Skills:   []agent.RequestSkill{{Name: "a", Tokens: 900, Placement: "context"}, {Name: "b", Tokens: 800, Placement: "transcript"}},
+		Tools:    []string{"shell", "read_file", "write_file", "list_files", "activate_skill", "read_skill_file"},
+		Messages: agent.RequestMessages{Sent: 40, LeftOut: 20, LeftOutSeqs: [][2]int64{{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}}, Summarized: true}}
 	for i := range 400 {
-		e.logEvent(f.task.ID, agent.EventLLMCallStarted, map[string]any{"iteration": i, "messages": 40, "tools": 6, "estimated_tokens": 90000, "context": ctxObj})
-		e.logEvent(f.task.ID, agent.EventToolCall, map[string]any{"tool": "shell", "call_id": "c", "arguments_chars": 4000, "note": strings.Repeat("x", 500)})
+		e.logEvent(f.task.ID, agent.LLMCallStarted{Iteration: i, Messages: 40, Tools: 6, EstimatedTokens: 90000, Context: ctxObj})
+		e.logEvent(f.task.ID, agent.ToolCall{CallRef: agent.CallRef{Tool: strings.Repeat("x", 500), CallID: "c"}, ArgumentsChars: 4000})
 	}
 	p := e.signedIn(e.memberTok).get("/ui/tasks/" + f.task.ID)
 	if p.status != 200 || len(p.body) >= 100_000 {

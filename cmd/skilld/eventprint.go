@@ -194,79 +194,70 @@ func (p *printer) event(ev agent.Event) {
 	}
 	p.clearStatus()
 	defer p.drawStatus()
-	d := plainData(ev)
-	if ev.Type == agent.EventMessage && d["role"] == string(model.RoleAssistant) {
-		calls, _ := ev.Data["tool_calls"].([]model.ToolCall)
-		p.assistant(d, calls)
+	if m, ok := ev.Payload.(agent.Message); ok && m.Role == model.RoleAssistant {
+		p.assistant(m)
 		return
 	}
 	p.endText()
 	w := p.e.stdout
-	switch ev.Type {
-	case agent.EventMessage:
-		if d["role"] == string(model.RoleTool) {
+	switch d := ev.Payload.(type) {
+	case agent.Message:
+		if d.Role == model.RoleTool {
 			p.status = ""
 			p.toolResult(d)
 		}
-	case agent.EventSkillWithheld:
-		fmt.Fprintf(w, "skill %s withheld: %s\n", d["skill"], d["rule"])
-	case agent.EventSkillActivated:
-		fmt.Fprintf(w, "skill %s activated (%v tokens)\n", d["skill"], d["tokens"])
-	case agent.EventSkillRefused:
-		fmt.Fprintf(w, "skill %s refused: %s\n", d["skill"], d["reason"])
-	case agent.EventSkillUnloaded:
-		fmt.Fprintf(w, "skill %s unloaded: %s\n", d["skill"], d["reason"])
-	case agent.EventSkillMaterialized:
-		if d["error"] != nil {
-			fmt.Fprintf(w, "skill %s: files not placed: %v\n", d["skill"], d["error"])
+	case agent.SkillWithheld:
+		fmt.Fprintf(w, "skill %s withheld: %s\n", d.Skill, d.Rule)
+	case agent.SkillActivated:
+		fmt.Fprintf(w, "skill %s activated (%d tokens)\n", d.Skill, d.Tokens)
+	case agent.SkillRefused:
+		fmt.Fprintf(w, "skill %s refused: %s\n", d.Skill, d.Reason)
+	case agent.SkillUnloaded:
+		fmt.Fprintf(w, "skill %s unloaded: %s\n", d.Skill, d.Reason)
+	case agent.SkillMaterialized:
+		if d.Error != "" {
+			fmt.Fprintf(w, "skill %s: files not placed: %s\n", d.Skill, d.Error)
 		} else {
-			fmt.Fprintf(w, "skill %s: %v files in %s/\n", d["skill"], d["files"], d["dir"])
+			fmt.Fprintf(w, "skill %s: %d files in %s/\n", d.Skill, d.Files, d.Dir)
 		}
-	case agent.EventToolDenied:
-		fmt.Fprintf(w, "tool %s denied: %s\n", d["tool"], d["reason"])
-	case agent.EventApprovalRequested:
-		fmt.Fprintf(w, "tool %s needs approval: %s (call %s)\n", d["tool"], d["reason"], d["call_id"])
+	case agent.ToolDenied:
+		fmt.Fprintf(w, "tool %s denied: %s\n", d.Tool, d.Reason)
+	case agent.ApprovalRequested:
+		fmt.Fprintf(w, "tool %s needs approval: %s (call %s)\n", d.Tool, d.Reason, d.CallID)
 		if p.taskID != "" {
-			fmt.Fprintf(w, "  answer with: skilld tasks approve %s %s   (or: skilld tasks deny %s %s)\n", p.taskID, d["call_id"], p.taskID, d["call_id"])
+			fmt.Fprintf(w, "  answer with: skilld tasks approve %s %s   (or: skilld tasks deny %s %s)\n", p.taskID, d.CallID, p.taskID, d.CallID)
 		}
-	case agent.EventApprovalDecided:
+	case agent.ApprovalDecided:
 		verdict := "refused"
-		if d["approved"] == true {
+		if d.Approved {
 			verdict = "approved"
 		}
-		fmt.Fprintf(w, "call %s of %s %s\n", d["call_id"], d["tool"], verdict)
-	case agent.EventContextCompacted:
-		fmt.Fprintf(w, "context compacted: %v older messages summarized, %v tokens saved\n", d["messages"], d["saved"])
-	case agent.EventCatalogShortened:
-		fmt.Fprintf(w, "catalog shortened to fit its budget: %s\n", d["level"])
-	case agent.EventTaskCompleted:
+		fmt.Fprintf(w, "call %s of %s %s\n", d.CallID, d.Tool, verdict)
+	case agent.ContextCompacted:
+		fmt.Fprintf(w, "context compacted: %d older messages summarized, %d tokens saved\n", d.Messages, d.Saved)
+	case agent.CatalogShortened:
+		fmt.Fprintf(w, "catalog shortened to fit its budget: %s\n", d.Level)
+	case agent.TaskCompleted:
 		p.status = ""
 		fmt.Fprintf(w, "✓ completed\n")
-	case agent.EventTaskFailed:
+	case agent.TaskFailed:
 		p.status = ""
-		fmt.Fprintf(w, "✗ failed: %s\n", d["error"])
+		fmt.Fprintf(w, "✗ failed: %s\n", d.Error)
 	}
 }
 
 // assistant shows a model's answer: what was not streamed already, and
-// the calls it makes (calls as the event has them, arguments unchanged;
-// nil to read them from d).
-func (p *printer) assistant(d map[string]any, calls []model.ToolCall) {
+// the calls it makes, arguments as the model wrote them.
+func (p *printer) assistant(m agent.Message) {
 	w := p.e.stdout
 	p.status = ""
-	content, _ := d["content"].(string)
 	streamed := p.streamed.String()
 	p.streamed.Reset()
 	p.endText()
-	if content != "" && content != streamed {
-		fmt.Fprintf(w, "assistant: %s\n", content)
+	if m.Content != "" && m.Content != streamed {
+		fmt.Fprintf(w, "assistant: %s\n", m.Content)
 	}
-	if calls == nil {
-		if b, err := json.Marshal(d["tool_calls"]); err == nil {
-			json.Unmarshal(b, &calls)
-		}
-	}
-	for _, c := range calls {
+	for _, c := range m.ToolCalls {
 		fmt.Fprintf(w, "→ %s %s\n", c.Name, abbreviate(string(c.Arguments), outputWidth))
 	}
 }
@@ -275,16 +266,15 @@ func (p *printer) assistant(d map[string]any, calls []model.ToolCall) {
 // cut after outputLines. An activation's result is not shown: the
 // skill.activated line before it says what was loaded and its size (the
 // message's own count is 4 tokens more, the framing every message costs).
-func (p *printer) toolResult(d map[string]any) {
-	if d["skill"] != nil {
+func (p *printer) toolResult(m agent.Message) {
+	if m.Skill != "" {
 		return
 	}
-	content, _ := d["content"].(string)
 	prefix := "  ←"
-	if d["is_error"] == true {
+	if m.IsError {
 		prefix = "  ✗"
 	}
-	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(m.Content, "\n"), "\n")
 	for i, line := range lines {
 		if i == outputLines {
 			fmt.Fprintf(p.e.stdout, "    … %d more lines\n", len(lines)-i)
@@ -295,21 +285,6 @@ func (p *printer) toolResult(d map[string]any) {
 		}
 		fmt.Fprintf(p.e.stdout, "%s %s\n", prefix, cutLine(line, outputWidth))
 	}
-}
-
-// plainData is the event's data as JSON has it (strings, float64 numbers,
-// []any, map[string]any), whether the event was made in this process or
-// read from a server, so the trace reads both alike.
-func plainData(ev agent.Event) map[string]any {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return ev.Data
-	}
-	var out agent.Event
-	if json.Unmarshal(b, &out) != nil {
-		return ev.Data
-	}
-	return out.Data
 }
 
 // cutLine cuts one line of output to n characters, tabs shown as spaces.

@@ -187,7 +187,7 @@ func TestRunOpenAI(t *testing.T) {
 		}
 	}
 	last := events[len(events)-1]
-	if last.Type != agent.EventTaskCompleted || last.Data["output"] != "One row; b is empty." {
+	if done, ok := last.Payload.(agent.TaskCompleted); !ok || done.Output != "One row; b is empty." {
 		t.Errorf("last event %+v", last)
 	}
 	if len(f.reqs) != 3 {

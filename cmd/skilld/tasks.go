@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/skilld/skilld"
@@ -165,7 +166,7 @@ func runTasksCancel(ctx context.Context, e *env, args []string) int {
 // answer them.
 func (c *apiCmd) printTask(ctx context.Context, t *skilld.Task) int {
 	agentName := t.AgentID
-	var waiting []agent.Event
+	var waiting []agent.ApprovalRequested
 	if !c.json {
 		if ag, err := request(ctx, c, service.OpAgentsGet, service.GetAgentParams{AgentRef: service.AgentRef{ID: t.AgentID}}); err == nil {
 			agentName = ag.Name + " (" + ag.ID + ")"
@@ -192,17 +193,16 @@ func (c *apiCmd) printTask(ctx context.Context, t *skilld.Task) int {
 		row(w, "created", when(&t.CreatedAt))
 		row(w, "started", when(t.StartedAt))
 		row(w, "finished", when(t.FinishedAt))
-		for _, ev := range waiting {
-			d := ev.Data
-			row(w, "waiting", fmt.Sprintf("call %v: tool %v (%v)", d["call_id"], d["tool"], d["reason"]))
-			row(w, "", fmt.Sprintf("skilld tasks approve %s %v   or   skilld tasks deny %s %v", t.ID, d["call_id"], t.ID, d["call_id"]))
+		for _, a := range waiting {
+			row(w, "waiting", fmt.Sprintf("call %s: tool %s (%s)", a.CallID, a.Tool, a.Reason))
+			row(w, "", fmt.Sprintf("skilld tasks approve %s %s   or   skilld tasks deny %s %s", t.ID, a.CallID, t.ID, a.CallID))
 		}
 	})
 }
 
 // pendingApprovals reads the task's log for the approval requests not yet
 // decided.
-func (c *apiCmd) pendingApprovals(ctx context.Context, id string) []agent.Event {
+func (c *apiCmd) pendingApprovals(ctx context.Context, id string) []agent.ApprovalRequested {
 	cl, err := c.client(ctx, service.OpTasksEvents.Operation)
 	var log *httpapi.TaskEventList
 	if err == nil {
@@ -211,18 +211,13 @@ func (c *apiCmd) pendingApprovals(ctx context.Context, id string) []agent.Event 
 	if err != nil {
 		return nil
 	}
-	var open []agent.Event
+	var open []agent.ApprovalRequested
 	for _, ev := range log.Items {
-		switch ev.Type {
-		case agent.EventApprovalRequested:
-			open = append(open, ev)
-		case agent.EventApprovalDecided:
-			for i, o := range open {
-				if o.Data["call_id"] == ev.Data["call_id"] {
-					open = append(open[:i], open[i+1:]...)
-					break
-				}
-			}
+		switch p := ev.Payload.(type) {
+		case agent.ApprovalRequested:
+			open = append(open, p)
+		case agent.ApprovalDecided:
+			open = slices.DeleteFunc(open, func(o agent.ApprovalRequested) bool { return o.CallID == p.CallID })
 		}
 	}
 	return open

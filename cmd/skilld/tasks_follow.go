@@ -15,7 +15,6 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
-	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/service"
 )
@@ -210,21 +209,11 @@ func (c *apiCmd) stream(ctx context.Context, cl *httpapi.Client, id string, afte
 	}
 }
 
-// decodeEvent reads an event as the stream sends it. A message's tool
-// calls keep their arguments as sent (a map would reorder them), as the
-// event had them where it was made.
+// decodeEvent reads an event as the stream sends it.
 func decodeEvent(b []byte) (agent.Event, error) {
 	var ev agent.Event
-	if err := json.Unmarshal(b, &ev); err != nil {
-		return ev, err
-	}
-	var calls struct {
-		ToolCalls []model.ToolCall `json:"tool_calls"`
-	}
-	if json.Unmarshal(b, &calls) == nil && len(calls.ToolCalls) > 0 {
-		ev.Data["tool_calls"] = calls.ToolCalls
-	}
-	return ev, nil
+	err := json.Unmarshal(b, &ev)
+	return ev, err
 }
 
 // streamRefusal reads the server's error answer to a stream request.

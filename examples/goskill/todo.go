@@ -94,15 +94,15 @@ func run(w *os.File) error {
 		if err != nil {
 			return err
 		}
-		switch ev.Type {
-		case agent.EventContextChanged:
-			fmt.Fprintf(w, "context: loaded %v\n", ev.Data["skills"])
-		case agent.EventMessage:
-			if ev.Data["role"] == model.RoleTool {
-				fmt.Fprintf(w, "tool: %s\n", ev.Data["content"])
+		switch p := ev.Payload.(type) {
+		case agent.ContextChanged:
+			fmt.Fprintf(w, "context: loaded %v\n", p.Skills)
+		case agent.Message:
+			if p.Role == model.RoleTool {
+				fmt.Fprintf(w, "tool: %s\n", p.Content)
 			}
-		case agent.EventTaskCompleted:
-			fmt.Fprintf(w, "answer: %s\n", ev.Data["output"])
+		case agent.TaskCompleted:
+			fmt.Fprintf(w, "answer: %s\n", p.Output)
 		}
 	}
 	return nil

@@ -161,10 +161,10 @@ func checkLog(t *testing.T, e *Env, id string) []agent.Event {
 		if ev.Seq != int64(i+1) {
 			t.Errorf("entry %d has seq %d: a gap or a duplicate", i+1, ev.Seq)
 		}
-		switch ev.Type {
-		case agent.EventToolResult:
-			results[fmt.Sprint(ev.Data["call_id"])]++
-		case agent.EventLLMCallCompleted:
+		switch p := ev.Payload.(type) {
+		case agent.ToolResult:
+			results[p.CallID]++
+		case agent.LLMCallCompleted:
 			answers++
 		}
 	}
@@ -297,7 +297,7 @@ func decide(t *testing.T, e *Env, id string, approved bool) {
 	t.Helper()
 	var callID string
 	for _, ev := range ofType(events(t, e, id), agent.EventApprovalRequested) {
-		callID = fmt.Sprint(ev.Data["call_id"])
+		callID = ev.Payload.(agent.ApprovalRequested).CallID
 	}
 	if _, err := e.Service.DecideApproval(t.Context(), e.Actor, service.DecideApprovalParams{TaskRef: service.TaskRef{ID: id}, CallID: callID, Approved: approved}); err != nil {
 		t.Fatal(err)
@@ -371,8 +371,8 @@ func restartDuringToolCall(t *testing.T, f Factory) {
 	evs := checkLog(t, e, task.ID)
 	var runs string
 	for _, ev := range ofType(evs, agent.EventMessage) {
-		if ev.Data["tool_name"] == agent.ToolReadFile {
-			runs = fmt.Sprint(ev.Data["content"])
+		if m := ev.Payload.(agent.Message); m.ToolName == agent.ToolReadFile {
+			runs = m.Content
 		}
 	}
 	if strings.Count(runs, "ran") != 1 {
@@ -393,7 +393,7 @@ func restartWaitingForApproval(t *testing.T, f Factory) {
 	waitFor(t, e, task.ID, "its approval asked again", func(*skilld.Task) bool {
 		// The new executor has the call waiting once it resumed the task.
 		_, err := e.Service.DecideApproval(t.Context(), e.Actor, service.DecideApprovalParams{TaskRef: service.TaskRef{ID: task.ID},
-			CallID: fmt.Sprint(ofType(events(t, e, task.ID), agent.EventApprovalRequested)[0].Data["call_id"]), Approved: true})
+			CallID: ofType(events(t, e, task.ID), agent.EventApprovalRequested)[0].Payload.(agent.ApprovalRequested).CallID, Approved: true})
 		return err == nil
 	})
 	waitStatus(t, e, task.ID, skilld.TaskCompleted)

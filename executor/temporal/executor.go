@@ -3,7 +3,6 @@ package temporal
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -97,14 +96,18 @@ func awaiting(ctx context.Context, db store.Store, taskID, callID string) (bool,
 				continue
 			}
 			ev, err := agent.EventOf(taskID, le.Seq, le.CreatedAt, le.Kind, le.Payload)
-			if err != nil || fmt.Sprint(ev.Data["call_id"]) != callID {
+			if err != nil {
 				continue
 			}
-			switch ev.Type {
-			case agent.EventApprovalRequested:
-				requested = true
-			case agent.EventApprovalDecided:
-				requested = false
+			switch p := ev.Payload.(type) {
+			case agent.ApprovalRequested:
+				if p.CallID == callID {
+					requested = true
+				}
+			case agent.ApprovalDecided:
+				if p.CallID == callID {
+					requested = false
+				}
 			}
 		}
 		if len(page) < 1000 {

@@ -70,7 +70,7 @@ func TestHistoryHoldsNoContent(t *testing.T) {
 				entries, _ := e.svc.TaskEvents(ctx, e.Actor, service.TaskEventsParams{TaskRef: service.TaskRef{ID: task.ID}})
 				for _, le := range entries {
 					if ev, _ := agent.EventOf(task.ID, le.Seq, le.CreatedAt, le.Kind, le.Payload); ev.Type == agent.EventApprovalRequested {
-						callID, _ = ev.Data["call_id"].(string)
+						callID = ev.Payload.(agent.ApprovalRequested).CallID
 					}
 				}
 			}
