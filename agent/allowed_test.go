@@ -71,8 +71,12 @@ func TestAllowedTools(t *testing.T) {
 				})
 			}
 			pol := policy.Merge(policy.Level{Name: "workspace", Policy: skilld.ToolPolicy{RequireApproval: []string{"shell", "read_file"}, Denied: []string{"write_file"}}})
+			maxLoaded := 0 // only context placement loads and unloads
+			if placement == agent.PlacementContext {
+				maxLoaded = 1
+			}
 			a, err := agent.New(agent.Config{Model: script(t, steps...), Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{git, other}, Packages: pkgs,
-				Sandbox: sb, Policy: pol, Placement: placement, MaxLoaded: 1})
+				Sandbox: sb, Policy: pol, Placement: placement, MaxLoaded: maxLoaded})
 			if err != nil {
 				t.Fatal(err)
 			}
