@@ -33,8 +33,8 @@ import (
 // EventTaskResumed marks where a resumed run went live again.
 const EventTaskResumed = "task.resumed"
 
-// ErrSuspended, as the cause of a run's context (context.WithCancelCause),
-// stops the run without ending the task: nothing more is written to its
+// ErrSuspended is the cause (context.WithCancelCause) of a run's context
+// that stops the run without ending the task: nothing more is written to its
 // log, so it can be resumed from there.
 var ErrSuspended = errors.New("task suspended")
 
@@ -47,10 +47,28 @@ func Suspended(ctx context.Context) bool { return errors.Is(context.Cause(ctx), 
 // that was never the recorded one.
 var ErrDiverged = errors.New("the task log does not match the run")
 
+// CorruptEntryError is the cause of a resume that found an entry of the
+// task log it cannot decode: what the entry recorded is lost, so the task
+// fails, as on a divergence, but the error names the entry instead of
+// describing it as something the run does not do.
+type CorruptEntryError struct {
+	Seq  int64
+	Kind string
+	Err  error
+}
+
+func (e *CorruptEntryError) Error() string {
+	return fmt.Sprintf("task log entry %d (%s) is corrupt: %v", e.Seq, e.Kind, e.Err)
+}
+
+func (e *CorruptEntryError) Unwrap() error { return e.Err }
+
 // replay is a cursor over the entries a run appended before it stopped.
 type replay struct {
 	entries []LogEntry
 	pos     int
+	// checked is set once every entry has been decoded (checkEntries).
+	checked bool
 }
 
 // done reports whether every entry has been replayed.
@@ -92,6 +110,14 @@ func (p *replay) match(kind string, v any) (LogEntry, bool, error) {
 	if p.done() {
 		return LogEntry{}, false, nil
 	}
+	// A run's first act is an append (task.started), so the whole log is
+	// checked here before anything is replayed.
+	if !p.checked {
+		p.checked = true
+		if err := checkEntries(p.entries); err != nil {
+			return LogEntry{}, false, err
+		}
+	}
 	e := p.entries[p.pos]
 	if want, got := describe(kind, v), describeEntry(e); want != got {
 		return LogEntry{}, false, fmt.Errorf("%w: entry %d is %s, but the run writes %s there", ErrDiverged, e.Seq, got, want)
@@ -112,6 +138,29 @@ func describe(kind string, v any) string {
 		return "store " + x.Key
 	}
 	return kind
+}
+
+// checkEntries decodes every entry as replay reads it, so that the
+// readers, which take an entry that does not decode for one of another
+// kind, never meet one: the first that fails is a CorruptEntryError.
+func checkEntries(entries []LogEntry) error {
+	for _, e := range entries {
+		var v any
+		switch e.Kind {
+		case KindEvent:
+			v = &Event{}
+		case KindMessage:
+			v = &logMessage{}
+		case KindStore:
+			v = &storeWrite{}
+		default:
+			continue
+		}
+		if err := json.Unmarshal(e.Payload, v); err != nil {
+			return &CorruptEntryError{Seq: e.Seq, Kind: e.Kind, Err: err}
+		}
+	}
+	return nil
 }
 
 func describeEntry(e LogEntry) string {
