@@ -207,7 +207,7 @@ func TestApprovalAndSandboxEscape(t *testing.T) {
 
 // flakyPackages fails with EUNAVAILABLE a number of times before it works.
 type flakyPackages struct {
-	agent.Packages
+	agent.PackageSource
 	failures atomic.Int64
 }
 
@@ -215,14 +215,14 @@ func (f *flakyPackages) Package(ctx context.Context, d string) (*pack.Package, e
 	if f.failures.Add(-1) >= 0 {
 		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "object store unreachable")
 	}
-	return f.Packages.Package(ctx, d)
+	return f.PackageSource.Package(ctx, d)
 }
 
 func TestStorageAndMaterializationFailures(t *testing.T) {
 	pkgs := &agent.MemoryPackages{}
 	csv := loadSkill(t, pkgs, exampleDir("csv-inspector"), "a")
 	notes := loadSkill(t, pkgs, exampleDir("release-notes"), "b")
-	flaky := &flakyPackages{Packages: pkgs}
+	flaky := &flakyPackages{PackageSource: pkgs}
 	flaky.failures.Store(2)
 	sb := failingPlace{newSandbox(t)}
 	m := script(t,

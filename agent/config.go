@@ -112,14 +112,14 @@ type Config struct {
 	MaxTokens int
 
 	Skills   []Skill
-	Packages Packages
+	Packages PackageSource
 	// GoSkills are skills defined in Go, offered in the same catalog and
 	// activated with the same tool as package skills.
 	GoSkills []*GoSkill
 	// Store holds the values each run's agent store starts with (none by
 	// default). A run keeps its own store, which Go skills write across
 	// loads and which the task log records; Store itself is not written.
-	Store *Store
+	Store *KVStore
 
 	// Placement is PlacementTranscript (the default) or
 	// PlacementContext.

@@ -149,7 +149,7 @@ func TestContextPlacement(t *testing.T) {
 		t.Errorf("last event %+v", last)
 	}
 	// The store is in the log: a restarted task gets it back.
-	store, err := agent.NewStoreFromLog(log.Entries())
+	store, err := agent.NewKVStoreFromLog(log.Entries())
 	if err != nil {
 		t.Fatal(err)
 	}

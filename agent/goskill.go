@@ -41,7 +41,7 @@ type SkillContext struct {
 	// State is this load's state (from Init); tools may replace it.
 	State any
 	// Store is the agent store: it outlives loads.
-	Store *Store
+	Store *KVStore
 }
 
 type skillContextKey struct{}

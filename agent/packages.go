@@ -10,10 +10,10 @@ import (
 	"github.com/skilld/skilld/pack"
 )
 
-// Packages reads skill packages by digest. The server's implementation
-// reads the stores (service.Packages); MemoryPackages serves packages read
+// PackageSource reads skill packages by digest. The server's implementation
+// reads the stores (service.PackageStore); MemoryPackages serves packages read
 // from disk.
-type Packages interface {
+type PackageSource interface {
 	Package(ctx context.Context, digest string) (*pack.Package, error)
 }
 
@@ -46,7 +46,7 @@ func (m *MemoryPackages) Package(_ context.Context, digest string) (*pack.Packag
 
 // fetchPackage reads a package, waiting out unreachable storage: a store
 // that blinks must not fail a skill.
-func fetchPackage(ctx context.Context, src Packages, digest string, deadline time.Duration) (*pack.Package, error) {
+func fetchPackage(ctx context.Context, src PackageSource, digest string, deadline time.Duration) (*pack.Package, error) {
 	var p *pack.Package
 	err := outage.WaitOut(ctx, deadline, "package storage", func(ctx context.Context) (err error) {
 		p, err = src.Package(ctx, digest)

@@ -94,7 +94,7 @@ type run struct {
 	resumed bool
 	// store is the run's agent store: Go skills' values, every write in
 	// the log.
-	store *Store
+	store *KVStore
 
 	// Skills: the catalog's (disclosed), all by name, the withheld ones,
 	// the Go skills, and those active now.
@@ -157,7 +157,7 @@ func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
 	if r.cfg.Outputs == nil {
 		r.cfg.Outputs = &MemoryOutputs{}
 	}
-	r.store = NewStore(cfg.Store.snapshot())
+	r.store = NewKVStore(cfg.Store.snapshot())
 	r.store.persist = func(ctx context.Context, key string, value json.RawMessage) error {
 		if _, _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}); !ok {
 			return skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the store write")

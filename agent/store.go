@@ -13,26 +13,26 @@ import (
 // KindStore is the log kind of an agent store write: {"key", "value"}.
 const KindStore = "store"
 
-// Store is the agent store of a run: values Go skills keep across loads
+// KVStore is the agent store of a run: values Go skills keep across loads
 // (a skill's per-load state is dropped when it unloads; its store values
 // are not). Every write is appended to the task log, so a store can be
-// rebuilt from the log after a restart (NewStoreFromLog). Values are
+// rebuilt from the log after a restart (NewKVStoreFromLog). Values are
 // JSON; StoreGet and StoreSet give typed access. Safe for concurrent use.
-type Store struct {
+type KVStore struct {
 	mu     sync.Mutex
 	values map[string]json.RawMessage
 	// persist appends a write to the task log; set by the run.
 	persist func(ctx context.Context, key string, value json.RawMessage) error
 }
 
-// NewStore returns a store holding values (nil for an empty one).
-func NewStore(values map[string]json.RawMessage) *Store {
-	return &Store{values: maps.Clone(values)}
+// NewKVStore returns a store holding values (nil for an empty one).
+func NewKVStore(values map[string]json.RawMessage) *KVStore {
+	return &KVStore{values: maps.Clone(values)}
 }
 
-// NewStoreFromLog rebuilds a store from a task log's entries: the last
+// NewKVStoreFromLog rebuilds a store from a task log's entries: the last
 // write of each key wins.
-func NewStoreFromLog(entries []LogEntry) (*Store, error) {
+func NewKVStoreFromLog(entries []LogEntry) (*KVStore, error) {
 	values := map[string]json.RawMessage{}
 	for _, e := range entries {
 		if e.Kind != KindStore {
@@ -44,7 +44,7 @@ func NewStoreFromLog(entries []LogEntry) (*Store, error) {
 		}
 		values[w.Key] = w.Value
 	}
-	return &Store{values: values}, nil
+	return &KVStore{values: values}, nil
 }
 
 type storeWrite struct {
@@ -54,7 +54,7 @@ type storeWrite struct {
 
 // restore applies a recorded write without appending it again (a resumed
 // run replaying its log).
-func (s *Store) restore(w storeWrite) {
+func (s *KVStore) restore(w storeWrite) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.values == nil {
@@ -64,7 +64,7 @@ func (s *Store) restore(w storeWrite) {
 }
 
 // snapshot returns a copy of the values (none for a nil store).
-func (s *Store) snapshot() map[string]json.RawMessage {
+func (s *KVStore) snapshot() map[string]json.RawMessage {
 	if s == nil {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (s *Store) snapshot() map[string]json.RawMessage {
 }
 
 // Keys returns the keys that hold a value.
-func (s *Store) Keys() []string {
+func (s *KVStore) Keys() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.values))
@@ -85,7 +85,7 @@ func (s *Store) Keys() []string {
 }
 
 // StoreGet reads key into a T; ok is false when the key holds nothing.
-func StoreGet[T any](s *Store, key string) (v T, ok bool, err error) {
+func StoreGet[T any](s *KVStore, key string) (v T, ok bool, err error) {
 	s.mu.Lock()
 	raw, ok := s.values[key]
 	s.mu.Unlock()
@@ -99,7 +99,7 @@ func StoreGet[T any](s *Store, key string) (v T, ok bool, err error) {
 }
 
 // StoreSet writes v at key, appending the write to the task log first.
-func StoreSet[T any](ctx context.Context, s *Store, key string, v T) error {
+func StoreSet[T any](ctx context.Context, s *KVStore, key string, v T) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return skilld.Errorf(skilld.EINVALID, "store key %q: %v", key, err)

@@ -7,18 +7,18 @@ import (
 	"github.com/skilld/skilld/service"
 )
 
-// agentCardReply writes an agent profile (agents.card) as its A2A card,
+// agentCardReply writes an agent card description (agents.card) as its A2A card,
 // whose url needs the origin of the request.
-func agentCardReply(_ *Server, p *service.AgentProfile) Responder {
+func agentCardReply(_ *Server, p *service.AgentCard) Responder {
 	return responderFunc(func(w http.ResponseWriter, r *http.Request) error {
 		writeJSON(w, http.StatusOK, agentCard(r, p))
 		return nil
 	})
 }
 
-// agentCard is the A2A agent card of an agent profile. The card's url is
+// agentCard is the A2A agent card of service.AgentCard. The card's url is
 // the agent's task endpoint on the origin the request came to.
-func agentCard(r *http.Request, p *service.AgentProfile) any {
+func agentCard(r *http.Request, p *service.AgentCard) any {
 	ag := a2acard.Agent{Name: p.Name, Description: p.Description, URL: origin(r) + p.TaskPath, Version: p.Version,
 		Skills: make([]a2acard.Skill, len(p.Skills))}
 	for i, sk := range p.Skills {

@@ -113,4 +113,3 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, status, body)
 }
-

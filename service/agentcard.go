@@ -10,16 +10,16 @@ import (
 	"github.com/skilld/skilld"
 )
 
-// MaxAgentProfileDescription bounds the description an agent profile takes
+// MaxAgentCardDescription bounds the description an agent card takes
 // from the agent's instruction (its first paragraph), in characters.
-const MaxAgentProfileDescription = 1024
+const MaxAgentCardDescription = 1024
 
-type AgentProfileParams struct{ AgentRef }
+type AgentCardParams struct{ AgentRef }
 
-// AgentProfile is what an agent tells others about itself: who it is,
+// AgentCard is what an agent tells others about itself: who it is,
 // where its tasks start, and the skills it discloses. Adapters render it
 // in their protocol's terms (the HTTP API as an A2A agent card).
-type AgentProfile struct {
+type AgentCard struct {
 	AgentID string `json:"agent_id"`
 	Name    string `json:"name"`
 	// Description is the first paragraph of the agent's instruction, or
@@ -47,10 +47,10 @@ type DisclosedSkill struct {
 	Digest  string   `json:"digest"`
 }
 
-// AgentProfile describes an agent with the skills it discloses (viewers
+// AgentCard describes an agent with the skills it discloses (viewers
 // and up). The skills are resolved exactly as a task's snapshot resolves
 // them (Resolve), so a skill a task would be refused is never advertised.
-func (s *Service) AgentProfile(ctx context.Context, a Actor, p AgentProfileParams) (*AgentProfile, error) {
+func (s *Service) AgentCard(ctx context.Context, a Actor, p AgentCardParams) (*AgentCard, error) {
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (s *Service) AgentProfile(ctx context.Context, a Actor, p AgentProfileParam
 	if err != nil {
 		return nil, err
 	}
-	prof := &AgentProfile{
+	prof := &AgentCard{
 		AgentID: ag.ID, Name: ag.Name, Description: profileDescription(ag),
 		Version:  ag.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		TaskPath: "/v1/workspaces/" + a.WorkspaceID + "/agents/" + ag.ID + "/tasks",
@@ -79,16 +79,16 @@ func (s *Service) AgentProfile(ctx context.Context, a Actor, p AgentProfileParam
 }
 
 // profileDescription is the first paragraph of the agent's instruction,
-// cut to MaxAgentProfileDescription characters, or the agent's name.
+// cut to MaxAgentCardDescription characters, or the agent's name.
 func profileDescription(ag *skilld.Agent) string {
 	text := strings.TrimSpace(ag.Config.Instruction)
 	if para, _, ok := strings.Cut(text, "\n\n"); ok {
 		text = para
 	}
 	text = strings.Join(strings.Fields(text), " ")
-	if utf8.RuneCountInString(text) > MaxAgentProfileDescription {
+	if utf8.RuneCountInString(text) > MaxAgentCardDescription {
 		r := []rune(text)
-		text = strings.TrimSpace(string(r[:MaxAgentProfileDescription-1])) + "…"
+		text = strings.TrimSpace(string(r[:MaxAgentCardDescription-1])) + "…"
 	}
 	if text == "" {
 		return ag.Name

@@ -106,7 +106,7 @@ var (
 	OpAgentsGet        = newOp("agents.get", "", "Get an agent", (*Service).GetAgent)
 	OpAgentsUpdate     = newOp("agents.update", "", "Change an agent", (*Service).UpdateAgent)
 	OpAgentsDelete     = newOpNoResult("agents.delete", "", "Delete an agent", (*Service).DeleteAgent)
-	OpAgentsCard       = newOp("agents.card", "", "Describe an agent and the skills it discloses (served as an A2A agent card)", (*Service).AgentProfile)
+	OpAgentsCard       = newOp("agents.card", "", "Describe an agent and the skills it discloses (served as an A2A agent card)", (*Service).AgentCard)
 	OpDiscoveryIndex   = newOp("discovery.index", "", "List the workspace's disclosed skills as an Agent Skills discovery index", (*Service).DiscoveryIndex)
 	OpDiscoveryArchive = newOp("discovery.archive", "", "Download a disclosed skill as the reproducible zip its discovery entry names", (*Service).SkillArchive)
 	OpTasksStart       = newOp("tasks.start", "", "Start a task: run an agent on an input", (*Service).RunTask)

@@ -17,10 +17,10 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-// Packages stores and reads skill packages: each file's bytes as a blob
+// PackageStore stores and reads skill packages: each file's bytes as a blob
 // addressed by its own digest (shared by every package holding the same
 // bytes), the manifest and file list as rows.
-type Packages struct {
+type PackageStore struct {
 	DB    store.Store
 	Blobs blob.Store
 }
@@ -42,7 +42,7 @@ const cleanupTimeout = 30 * time.Second
 // cleanup holds it exclusively and bumps an epoch, so a writer that sees the
 // epoch change between its uploads and its commit checks its blobs again
 // and re-uploads any that went missing.
-func (p *Packages) Put(ctx context.Context, pkg *pack.Package, then func(q store.Querier) error) (err error) {
+func (p *PackageStore) Put(ctx context.Context, pkg *pack.Package, then func(q store.Querier) error) (err error) {
 	epoch, err := p.DB.BlobGuard(ctx, &store.BlobGuardParams{})
 	if err != nil {
 		return err
@@ -98,7 +98,7 @@ func (p *Packages) Put(ctx context.Context, pkg *pack.Package, then func(q store
 }
 
 // putBlob uploads data and checks that the store agrees on its digest.
-func (p *Packages) putBlob(ctx context.Context, digest string, data []byte) error {
+func (p *PackageStore) putBlob(ctx context.Context, digest string, data []byte) error {
 	info, err := p.Blobs.Put(ctx, bytes.NewReader(data))
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func (p *Packages) putBlob(ctx context.Context, digest string, data []byte) erro
 
 // ensureBlobs re-uploads any blob of a committed package that a concurrent
 // cleanup deleted before the package's rows existed.
-func (p *Packages) ensureBlobs(ctx context.Context, pkg *pack.Package) error {
+func (p *PackageStore) ensureBlobs(ctx context.Context, pkg *pack.Package) error {
 	files := pkg.Files()
 	for i, e := range pkg.Entries() {
 		_, err := p.Blobs.Stat(ctx, e.Digest)
@@ -126,7 +126,7 @@ func (p *Packages) ensureBlobs(ctx context.Context, pkg *pack.Package) error {
 }
 
 // cleanup deletes the blobs a failed Put uploaded that no package refers to.
-func (p *Packages) cleanup(ctx context.Context, added []string) error {
+func (p *PackageStore) cleanup(ctx context.Context, added []string) error {
 	return p.exclusively(ctx, func(ctx context.Context, q store.Querier) error {
 		return p.deleteUnreferenced(ctx, q, added)
 	})
@@ -135,7 +135,7 @@ func (p *Packages) cleanup(ctx context.Context, added []string) error {
 // Release deletes the packages among digests that no skill version or
 // catalog version refers to any more, and then the blobs no remaining
 // package uses: what deleting a skill leaves behind.
-func (p *Packages) Release(ctx context.Context, digests []string) error {
+func (p *PackageStore) Release(ctx context.Context, digests []string) error {
 	if len(digests) == 0 {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (p *Packages) Release(ctx context.Context, digests []string) error {
 // so no package using a blob fn deletes can commit meanwhile. It runs even
 // when ctx is already done (it frees storage after the fact), within
 // cleanupTimeout.
-func (p *Packages) exclusively(ctx context.Context, fn func(ctx context.Context, q store.Querier) error) error {
+func (p *PackageStore) exclusively(ctx context.Context, fn func(ctx context.Context, q store.Querier) error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
 	return p.DB.Tx(ctx, func(q store.Querier) error {
@@ -184,7 +184,7 @@ func (p *Packages) exclusively(ctx context.Context, fn func(ctx context.Context,
 
 // deleteUnreferenced deletes the blobs among digests that no stored package
 // refers to; the caller holds the blob guard exclusively.
-func (p *Packages) deleteUnreferenced(ctx context.Context, q store.Querier, digests []string) error {
+func (p *PackageStore) deleteUnreferenced(ctx context.Context, q store.Querier, digests []string) error {
 	used, err := q.BlobReferenced(ctx, &store.BlobReferencedParams{Digests: digests})
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func packageParams(pkg *pack.Package) *store.PackageCreateParams {
 
 // Get reads a stored package back: every file from the blob store, checked
 // against its digest, and the whole package against its own.
-func (p *Packages) Get(ctx context.Context, digest string) (*pack.Package, error) {
+func (p *PackageStore) Get(ctx context.Context, digest string) (*pack.Package, error) {
 	if _, _, err := p.DB.PackageGet(ctx, &store.PackageGetParams{Digest: digest}); err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (p *Packages) Get(ctx context.Context, digest string) (*pack.Package, error
 // ReadFile reads one file of a stored package, verified against its digest
 // before any byte of it is returned. A damaged stored copy is EINTEGRITY
 // naming the file.
-func (p *Packages) ReadFile(ctx context.Context, f skilld.PackageFile) ([]byte, error) {
+func (p *PackageStore) ReadFile(ctx context.Context, f skilld.PackageFile) ([]byte, error) {
 	rc, err := p.Blobs.Open(ctx, f.Digest)
 	if err != nil {
 		return nil, fileError(f, err)
@@ -265,6 +265,6 @@ func fileError(f skilld.PackageFile, err error) error {
 
 // Package reads a stored package; it makes Packages the package source of
 // the agent runtime.
-func (p *Packages) Package(ctx context.Context, digest string) (*pack.Package, error) {
+func (p *PackageStore) Package(ctx context.Context, digest string) (*pack.Package, error) {
 	return p.Get(ctx, digest)
 }

@@ -62,7 +62,7 @@ func (q *faultyQuerier) PackageCreate(ctx context.Context, p *store.PackageCreat
 }
 
 type fixture struct {
-	pkgs  *service.Packages
+	pkgs  *service.PackageStore
 	db    *faultyStore
 	blobs *faultyBlobs
 }
@@ -73,7 +73,7 @@ func newFixture(t *testing.T, open storetest.Opener) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{db: &faultyStore{Store: open(t)}, blobs: &faultyBlobs{Store: fs}}
-	f.pkgs = &service.Packages{DB: f.db, Blobs: f.blobs}
+	f.pkgs = &service.PackageStore{DB: f.db, Blobs: f.blobs}
 	return f
 }
 

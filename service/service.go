@@ -18,7 +18,7 @@ import (
 type Service struct {
 	db       store.Store
 	blobs    blob.Store
-	packages *Packages
+	packages *PackageStore
 	github   GitHubFetcher
 	exec     Executor
 	cfg      Config
@@ -50,7 +50,7 @@ func New(db store.Store, blobs blob.Store, github GitHubFetcher, cfg Config) *Se
 	return &Service{
 		db:       db,
 		blobs:    blobs,
-		packages: &Packages{DB: db, Blobs: blobs},
+		packages: &PackageStore{DB: db, Blobs: blobs},
 		github:   github,
 		cfg:      cfg,
 		lists:    newListCache(),
@@ -58,7 +58,7 @@ func New(db store.Store, blobs blob.Store, github GitHubFetcher, cfg Config) *Se
 }
 
 // Packages returns the package storage the service uses.
-func (s *Service) Packages() *Packages { return s.packages }
+func (s *Service) Packages() *PackageStore { return s.packages }
 
 // Actor is who an operation runs for: resolved from an API token by the
 // HTTP layer, or handed to the agent toolset by the runtime.

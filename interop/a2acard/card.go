@@ -1,7 +1,7 @@
 // Package a2acard describes a skilld agent as an A2A agent card
 // (https://a2a-protocol.org). It is the only package that knows the card's
 // format: the service describes agents in its own words
-// (service.AgentProfile), and the HTTP layer turns that description into a
+// (service.AgentCard), and the HTTP layer turns that description into a
 // card here. The card is a handful of fields, so they are declared here
 // rather than taken from an A2A SDK whose module would weigh far more than
 // the struct it gives.
