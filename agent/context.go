@@ -8,7 +8,7 @@ import (
 	"github.com/skilld/skilld/agent/placement"
 )
 
-// Context placement (document 000): loaded skills render into a
+// Context placement: loaded skills render into a
 // <current_context> section of every request, outside the transcript and
 // its cap; each load and unload is recorded in the transcript by a
 // contextChanged entry (the activation's result).
