@@ -12,6 +12,7 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 )
 
@@ -22,7 +23,7 @@ import (
 // and an append whose commit went unacknowledged is retried without being
 // written twice.
 type taskLog struct {
-	db     store.Store
+	db     service.TaskRecords
 	taskID string
 	mu     sync.Mutex
 	next   int64
@@ -89,7 +90,7 @@ func sameJSON(a, b json.RawMessage) bool {
 // blobs count as referenced while the task exists.
 type taskOutputs struct {
 	blobs  blob.Store
-	db     store.Store
+	db     service.TaskRecords
 	taskID string
 }
 

@@ -38,8 +38,10 @@ const (
 // Config is what the local executor needs.
 type Config struct {
 	Service *service.Service
-	DB      store.Store
-	Blobs   blob.Store
+	// DB is where the tasks' rows, logs and outputs are: the part of the
+	// store an executor may touch.
+	DB    service.TaskRecords
+	Blobs blob.Store
 	// Sandboxes makes each task's sandbox (named by the task's ID). When
 	// it is nil, SandboxError says why, and no task runs.
 	Sandboxes    sandbox.Provider

@@ -11,6 +11,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/executor"
+	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 )
 
@@ -19,7 +20,7 @@ type Activities struct {
 	// Runner builds and runs tasks (executor.Local's Begin, Resume,
 	// Abandon); its own pool is not used.
 	Runner *executor.Local
-	DB     store.Store
+	DB     service.TaskRecords
 	Logger *slog.Logger
 	// IdleTimeout drops a session parked this long (default 5 minutes).
 	IdleTimeout time.Duration

@@ -25,7 +25,7 @@ import (
 type Executor struct {
 	Client    client.Client
 	TaskQueue string
-	DB        store.Store
+	DB        service.TaskRecords
 	// Heartbeat is the steps' heartbeat timeout (DefaultHeartbeat).
 	Heartbeat time.Duration
 }
@@ -84,7 +84,7 @@ func (e *Executor) queue() string {
 
 // awaiting reports whether the task's log has an approval request for
 // callID without a decision.
-func awaiting(ctx context.Context, db store.Store, taskID, callID string) (bool, error) {
+func awaiting(ctx context.Context, db service.TaskRecords, taskID, callID string) (bool, error) {
 	requested := false
 	for after := int64(0); ; {
 		page, err := db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: taskID, AfterSeq: after, Limit: 1000})
