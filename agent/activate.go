@@ -10,7 +10,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/sandbox"
@@ -26,9 +25,6 @@ const ActivateSkill = "activate_skill"
 // it is unloaded).
 type activation struct {
 	name string
-	// recorded is set once the activation's result is in the transcript
-	// (transcript placement: it is protected content).
-	recorded bool
 	// content is what the skill shows the model and tokens its size:
 	// the activation's result, or its part of <current_context>.
 	content string
@@ -57,13 +53,9 @@ func (r *run) activateTool() *tool.Tool {
 		Required:             []string{"skill_name"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
-	desc := "Load a skill's instructions and place its files in the working directory. Call it before working on a task a skill covers."
-	if r.cfg.Placement == PlacementContext {
-		desc = fmt.Sprintf("Load a skill into the current context (its instructions, files and tools); at most %d are loaded at once, and loading one more unloads the least recently used. Activating a loaded skill makes it the active one.", r.cfg.MaxLoaded)
-	}
 	return &tool.Tool{
 		Name:        ActivateSkill,
-		Description: desc,
+		Description: r.res.activateDescription(),
 		Schema:      schema,
 		Idempotent:  true,
 		Call: func(ctx context.Context, args json.RawMessage) (string, error) {
@@ -81,10 +73,7 @@ func (r *run) activateTool() *tool.Tool {
 // activate runs tier 2 and tier 3 for one skill.
 func (r *run) activate(ctx context.Context, name string) (string, error) {
 	if a := r.active[name]; a != nil {
-		if r.cfg.Placement == PlacementContext {
-			return r.reactivate(ctx, a), nil
-		}
-		return fmt.Sprintf("Skill '%s' is already active: its instructions are earlier in this conversation.", name), nil
+		return r.res.again(ctx, a), nil
 	}
 	s, ok := r.byName[name]
 	switch {
@@ -113,17 +102,8 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 
-	var unloaded []placement.Item
-	skillsLimit := int(r.cfg.SkillsShare * float64(r.cfg.Window))
-	if r.cfg.Placement == PlacementContext {
-		var tl *placement.TooLargeError
-		if unloaded, err = r.loaded.Load(name, a.tokens); errors.As(err, &tl) {
-			reason := fmt.Sprintf("it needs %d tokens, more than the %d-token budget of all loaded skills together", a.tokens, skillsLimit)
-			r.emit(ctx, SkillRefused{Skill: name, Reason: reason, Tokens: a.tokens})
-			return "", skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: %s", name, reason)
-		}
-	} else if r.activeTokens+a.tokens > skillsLimit {
-		reason := fmt.Sprintf("it needs %d tokens and only %d of the %d-token skills budget are left", a.tokens, skillsLimit-r.activeTokens, skillsLimit)
+	unloaded, reason := r.res.admit(a)
+	if reason != "" {
 		r.emit(ctx, SkillRefused{Skill: name, Reason: reason, Tokens: a.tokens})
 		return "", skilld.Errorf(skilld.ETOOLARGE, "Skill '%s' was not loaded: %s", name, reason)
 	}
@@ -148,14 +128,7 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	r.active[name] = a
 	r.toolsChanged()
 	r.emit(ctx, SkillActivated{Skill: name, Tokens: a.tokens, Placement: r.cfg.Placement, Summarized: summarized, Digest: s.Digest})
-	if r.cfg.Placement == PlacementContext {
-		for _, u := range unloaded {
-			r.unload(ctx, u.Name, "least recently used")
-		}
-		return r.contextChanged(ctx, a, unloaded) + placed, nil
-	}
-	r.activeTokens += a.tokens
-	return a.content + placed, nil
+	return r.res.activated(ctx, a, unloaded) + placed, nil
 }
 
 // allowedEntries are the skill's allowed-tools: a Go skill's own, a

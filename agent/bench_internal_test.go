@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld/agent/model"
-	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/pack"
@@ -209,8 +208,8 @@ func BenchmarkRequestLongTask(b *testing.B) {
 			r.cfg.Model, r.cfg.Window, r.cfg.Placement, r.cfg.MaxMessages = summaryModel{}, 32000, bc.placement, bc.maxMessages
 			if bc.placement == PlacementContext {
 				r.cfg.MaxMessages = DefaultMaxMessages
-				r.loaded = &placement.Loaded{Max: 3, Budget: 9600}
-				r.view.pin = false
+				r.res = newResidency(r)
+				r.view.pin = r.res.pins()
 			}
 			for i := range 5 {
 				if _, err := r.activate(ctx, fmt.Sprintf("skill-%03d", i)); err != nil {

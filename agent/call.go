@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -88,8 +87,8 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 		}
 	}
 	skill := ""
-	if call.Name == ActivateSkill && err == nil && r.cfg.Placement == PlacementTranscript {
-		skill = r.recordActivation(call)
+	if call.Name == ActivateSkill && err == nil {
+		skill = r.res.protect(call)
 	}
 	r.toolResultAs(ctx, call, outcomeOf(out, err), skill)
 }
@@ -97,7 +96,7 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 // preapproved returns the active skill whose allowed-tools entry matches
 // the call, if one does.
 func (r *run) preapproved(call model.ToolCall) (skill, entry string) {
-	for _, name := range r.activeOrder() {
+	for _, name := range r.res.order() {
 		for _, a := range r.active[name].allowed {
 			if a.matches(call.Name, call.Arguments) {
 				return name, a.entry
@@ -105,21 +104,6 @@ func (r *run) preapproved(call model.ToolCall) (skill, entry string) {
 		}
 	}
 	return "", ""
-}
-
-// recordActivation returns the skill a successful activate_skill call just
-// loaded ("" when it was already active), so its result is kept as
-// protected skill content.
-func (r *run) recordActivation(call model.ToolCall) string {
-	var p struct {
-		SkillName string `json:"skill_name"`
-	}
-	json.Unmarshal(call.Arguments, &p)
-	if a := r.active[p.SkillName]; a != nil && !a.recorded {
-		a.recorded = true
-		return p.SkillName
-	}
-	return ""
 }
 
 // approve asks the approver about a call and reports whether it may run;

@@ -54,11 +54,7 @@ func (r *run) prepare(ctx context.Context) {
 		return
 	}
 	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
-	intro := catalogIntroTranscript
-	if r.cfg.Placement == PlacementContext {
-		intro = fmt.Sprintf(catalogIntroContext, r.cfg.MaxLoaded)
-	}
-	text, level, tokens := renderCatalog(r.disclosed, intro, budget, r.count)
+	text, level, tokens := renderCatalog(r.disclosed, r.res.catalogIntro(), budget, r.count)
 	if level > catalogFull {
 		r.emit(ctx, CatalogShortened{Level: catalogLevelNames[level], Tokens: tokens, Budget: budget, OverBudget: tokens > budget})
 	}
@@ -111,25 +107,11 @@ func (r *run) toolsChanged() {
 	for _, o := range r.base {
 		add(o)
 	}
-	for _, name := range r.activeOrder() {
+	for _, name := range r.res.order() {
 		for _, o := range r.skillTools[name] {
 			add(o)
 		}
 	}
-}
-
-// activeOrder lists the active skills: in load order in context placement
-// (least recently used first), else by name.
-func (r *run) activeOrder() []string {
-	if r.loaded != nil {
-		return r.loaded.Names()
-	}
-	names := make([]string, 0, len(r.active))
-	for n := range r.active {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // knownTool reports whether a tool of that name exists in the run.
@@ -157,7 +139,7 @@ func (r *run) effectiveWindow() int {
 func (r *run) request() (*model.Request, int) {
 	r.view.window(r.cfg.MaxMessages)
 	system, tokens := r.system, r.systemTokens
-	if cc, n := r.currentContext(); cc != "" {
+	if cc, n := r.res.render(); cc != "" {
 		// Counted apart and added, with the separator: a tokenizer never
 		// needs more for the joined text than for its pieces.
 		system = strings.TrimSpace(system + "\n\n" + cc)

@@ -274,8 +274,6 @@ func (r *run) requestContext(req *model.Request, raw int) RequestContext {
 	for _, s := range r.withheld {
 		f.withheld = append(f.withheld, s.Name)
 	}
-	if r.loaded != nil {
-		f.loaded = r.loaded.Items()
-	}
+	f.loaded = r.res.loaded()
 	return describeRequest(f)
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
-	"github.com/skilld/skilld/agent/placement"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/internal/outage"
 )
@@ -98,13 +97,12 @@ type run struct {
 
 	// Skills: the catalog's (disclosed), all by name, the withheld ones,
 	// the Go skills, and those active now.
-	disclosed    []Skill
-	byName       map[string]Skill
-	withheld     []Skill
-	goSkills     map[string]*GoSkill
-	active       map[string]*activation
-	activeTokens int               // transcript placement: all activations
-	loaded       *placement.Loaded // context placement: the loaded skills
+	disclosed []Skill
+	byName    map[string]Skill
+	withheld  []Skill
+	goSkills  map[string]*GoSkill
+	active    map[string]*activation
+	res       residency // the placement: how active skills stay with the model
 
 	// Tools: the run's own (before policy); those of them the policy
 	// offers and each Go skill's, settled once by prepare; what is offered
@@ -141,13 +139,11 @@ func (a *Agent) Run(ctx context.Context, task Task) iter.Seq2[Event, error] {
 }
 
 func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
-	r := &run{cfg: cfg, task: task, yield: yield, byName: map[string]Skill{}, goSkills: map[string]*GoSkill{}, active: map[string]*activation{},
-		view: &view{pin: cfg.Placement == PlacementTranscript}}
+	r := &run{cfg: cfg, task: task, yield: yield, byName: map[string]Skill{}, goSkills: map[string]*GoSkill{}, active: map[string]*activation{}}
+	r.res = newResidency(r)
+	r.view = &view{pin: r.res.pins()}
 	if len(task.Resume) > 0 {
 		r.rp = &replay{entries: task.Resume}
-	}
-	if cfg.Placement == PlacementContext {
-		r.loaded = &placement.Loaded{Max: cfg.MaxLoaded, Budget: int(cfg.SkillsShare * float64(cfg.Window))}
 	}
 	// What a run writes is its own: a log, outputs and an agent store
 	// for this task alone, so one agent may run tasks at once.
