@@ -303,7 +303,15 @@ func (s *crashServer) checkTask(id, workDir string) (resumed int) {
 	}
 	s.do("GET", "/v1/workspaces/default/tasks/"+id, nil, &task)
 	if task.Status != "completed" {
-		t.Errorf("task %s is %s: %s", id, task.Status, task.Error.Message)
+		// The API gives an internal error's public message only; its
+		// detail is in the server's log, with the task's id.
+		var lines []string
+		for _, l := range strings.Split(s.log.String(), "\n") {
+			if strings.Contains(l, id) {
+				lines = append(lines, l)
+			}
+		}
+		t.Errorf("task %s is %s: %s; the server logged:\n%s", id, task.Status, task.Error.Message, strings.Join(lines, "\n"))
 		return 0
 	}
 	var log struct {

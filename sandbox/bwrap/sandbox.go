@@ -92,10 +92,21 @@ func (s *sb) prepare(ctx context.Context, dir string, fresh bool) (string, *host
 	}
 	// Reopened: mounted already (the machine kept its mounts), or mounted
 	// again; the workspace keeps the size it was made with.
+	want := s.disk
 	s.disk = 0
 	info, statErr := os.Stat(image)
 	if statErr == nil {
 		s.disk = info.Size()
+	} else if want > 0 && unfinished(ws) {
+		// The server stopped while making this workspace (its image is
+		// renamed into place only when whole): nothing is in it yet, so
+		// it is made now, with its limit.
+		os.Remove(volume.TempName(image))
+		if err := os.Remove(ws); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", nil, err
+		}
+		s.disk = want
+		return s.prepare(ctx, dir, true)
 	}
 	if err := hostfs.EnsureDir(ws, nil); err != nil {
 		return "", nil, err
@@ -133,6 +144,13 @@ func (s *sb) prepare(ctx context.Context, dir string, fresh bool) (string, *host
 		return "", nil, err
 	}
 	return ws, &hostfs.Owner{UID: s.uid, GID: s.uid}, nil
+}
+
+// unfinished reports whether ws is what a sandbox's creation leaves before
+// its workspace is mounted: an empty folder, or nothing.
+func unfinished(ws string) bool {
+	entries, err := os.ReadDir(ws)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0 && !volume.Mounted(ws)
 }
 
 // mountFresh mounts a new sandbox's workspace at ws for its uid, and in

@@ -79,13 +79,21 @@ type Spec struct {
 }
 
 // Create makes image (which must not exist) as an ext4 file system of
-// s.Size bytes and mounts it on workspace, an empty folder. On failure
-// nothing is left mounted and image is removed.
+// s.Size bytes and mounts it on workspace, an empty folder. The image is
+// made under TempName(image) and renamed into place once whole, so a
+// process killed meanwhile never leaves a half-made file system where a
+// reopened sandbox would mount it. On failure nothing is left mounted and
+// neither file is left.
 func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) error {
 	if sup.Err != nil {
 		return sup.Err
 	}
-	f, err := os.OpenFile(image, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if _, err := os.Lstat(image); err == nil {
+		return fmt.Errorf("creating the workspace image: %s exists", image)
+	}
+	tmp := TempName(image)
+	os.Remove(tmp) // what a process killed while making it left
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("creating the workspace image: %w", err)
 	}
@@ -95,11 +103,14 @@ func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) 
 		// The image is sparse and reads as zeros, so neither the inode
 		// tables nor the journal need writing now or later.
 		cmd := exec.CommandContext(ctx, sup.mkfs, "-q", "-F", "-b", "4096", "-m", "0", "-N", strconv.FormatInt(Inodes(s.Size), 10),
-			"-E", fmt.Sprintf("lazy_itable_init=1,lazy_journal_init=1,nodiscard,root_owner=%d:%d", s.UID, s.GID), image)
+			"-E", fmt.Sprintf("lazy_itable_init=1,lazy_journal_init=1,nodiscard,root_owner=%d:%d", s.UID, s.GID), tmp)
 		cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 		if out, merr := cmd.CombinedOutput(); merr != nil {
 			err = fmt.Errorf("mkfs.ext4: %w: %s", merr, strings.TrimSpace(string(out)))
 		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, image)
 	}
 	if err == nil {
 		err = mount(image, workspace)
@@ -113,11 +124,15 @@ func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) 
 		}
 	}
 	if err != nil {
+		os.Remove(tmp)
 		os.Remove(image)
 		return fmt.Errorf("making a workspace of %d MiB: %w", s.Size>>20, err)
 	}
 	return nil
 }
+
+// TempName is where Create makes image before it is whole.
+func TempName(image string) string { return image + ".new" }
 
 // Open mounts image on workspace unless it is mounted there already (a
 // server restarted while the machine kept its mounts).
