@@ -331,6 +331,7 @@ func restartDuringModelCall(t *testing.T, f Factory) {
 	task := start(t, e, ag, input)
 	<-entered
 	before := waitStatus(t, e, task.ID, skilld.TaskRunning)
+	restarted := time.Now()
 	e.Restart(t)
 	close(release)
 	done := waitStatus(t, e, task.ID, skilld.TaskCompleted)
@@ -346,8 +347,11 @@ func restartDuringModelCall(t *testing.T, f Factory) {
 	if calls := m.Calls(input); calls[0] != 1 || calls[1] != 2 || calls[2] != 1 {
 		t.Errorf("model calls per turn %v, want [1 2 1]", calls)
 	}
-	if len(ofType(evs, agent.EventTaskResumed)) != 1 {
-		t.Errorf("%d task.resumed events", len(ofType(evs, agent.EventTaskResumed)))
+	if resumed := ofType(evs, agent.EventTaskResumed); len(resumed) != 1 {
+		t.Errorf("%d task.resumed events", len(resumed))
+	} else if at := resumed[0].Time; at.Before(restarted.Add(-time.Second)) || at.After(done.FinishedAt.Add(time.Second)) {
+		// A second of slack each side for clocks that round.
+		t.Errorf("task.resumed at %v, not between the restart (%v) and the end (%v)", at, restarted, done.FinishedAt)
 	}
 }
 
