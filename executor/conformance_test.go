@@ -41,7 +41,7 @@ func localEnv(t testing.TB, db store.Store, m *executortest.Model, o executortes
 		return executor.New(executor.Config{Service: svc, DB: db, Blobs: blobs, Sandboxes: sbx, MaxRunning: o.MaxRunning,
 			OpenModel: func(ref string) (model.Model, string, error) { return m, strings.TrimPrefix(ref, "test:"), nil },
 			Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
-			Window:    func(string) (int, bool) { return 100000, true },
+			Window:    func(string) (int, bool) { return 100000, true }, TaskTimeout: o.TaskTimeout,
 		})
 	}
 	exec := newExec()

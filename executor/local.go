@@ -64,7 +64,8 @@ type Config struct {
 	// place up until the decision.
 	MaxRunning int
 	// TaskTimeout is how long a task may run, from its start, when its
-	// agent sets no timeout (DefaultTaskTimeout).
+	// agent sets no timeout (DefaultTaskTimeout), and the most it may run
+	// when its agent sets a longer one.
 	TaskTimeout time.Duration
 	// StorageRetry is how long a task waits out unreachable storage (its
 	// log, its packages, recording its end) before it fails; 0 means

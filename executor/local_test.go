@@ -320,3 +320,24 @@ func TestFailures(t *testing.T) {
 		t.Errorf("%d tasks still running after recovery (%v)", total, err)
 	}
 }
+
+// An agent whose timeout is longer than the server's --task-timeout is
+// saved with a warning that says its tasks stop at the server's limit;
+// within the limit, no warning.
+func TestTimeoutPastServerLimitWarns(t *testing.T) {
+	f := newFixtureWith(t, func(t *testing.T) store.Store { return storetest.OpenSQLite(t) }, func(c *executor.Config) { c.TaskTimeout = 2 * time.Second })
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "greedy", Config: skilld.AgentConfig{Model: "test:m", Timeout: "1h"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ag.Warnings) != 1 || ag.Warnings[0].Field != "config.timeout" || !strings.Contains(ag.Warnings[0].Message, "stop after 2s") {
+		t.Errorf("warnings %+v", ag.Warnings)
+	}
+	up, err := f.svc.UpdateAgent(t.Context(), f.actor, service.UpdateAgentParams{AgentRef: service.AgentRef{ID: ag.ID}, Config: json.RawMessage(`{"timeout":"2s"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(up.Warnings) != 0 {
+		t.Errorf("warnings of an agent within the limit: %+v", up.Warnings)
+	}
+}

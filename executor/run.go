@@ -81,15 +81,23 @@ func (l *Local) Deadline(t *skilld.Task) time.Time {
 	return start.Add(l.timeout(t))
 }
 
-// timeout is how long the task may run: its agent's, or the executor's.
+// timeout is how long the task may run: its agent's, but never longer
+// than the executor's, which is the operator's bound on what any member's
+// agent may claim.
 func (l *Local) timeout(t *skilld.Task) time.Duration {
 	if snap, err := service.TaskSnapshot(t); err == nil && snap.Timeout != "" {
 		if d, err := time.ParseDuration(snap.Timeout); err == nil && d > 0 {
-			return d
+			return min(d, l.cfg.TaskTimeout)
 		}
 	}
 	return l.cfg.TaskTimeout
 }
+
+// TaskTimeout is the longest a task may run here, whatever its agent
+// says (service.TimeoutLimiter).
+func (l *Local) TaskTimeout() time.Duration { return l.cfg.TaskTimeout }
+
+var _ service.TimeoutLimiter = (*Local)(nil)
 
 // run executes one task to its end, or until it is suspended.
 func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {

@@ -58,8 +58,29 @@ func (s *Service) CreateAgent(ctx context.Context, a Actor, p AgentParams) (*ski
 		return nil, err
 	}
 	s.event(ctx, a, a.WorkspaceID, "agent.created", ag.ID)
-	ag.Warnings = s.modelWarnings(ag)
+	ag.Warnings = s.agentWarnings(ag)
 	return ag, nil
+}
+
+// agentWarnings are what a saved agent's config asks that this server
+// will not give its tasks.
+func (s *Service) agentWarnings(ag *skilld.Agent) []skilld.Detail {
+	return append(s.modelWarnings(ag), s.timeoutWarnings(ag)...)
+}
+
+// timeoutWarnings warn of a config.timeout longer than the executor lets
+// any task run: the agent is saved, and its tasks stop at the executor's
+// limit.
+func (s *Service) timeoutWarnings(ag *skilld.Agent) []skilld.Detail {
+	tl, ok := s.exec.(TimeoutLimiter)
+	if !ok || ag.Config.Timeout == "" {
+		return nil
+	}
+	d, err := time.ParseDuration(ag.Config.Timeout)
+	if limit := tl.TaskTimeout(); err == nil && limit > 0 && d > limit {
+		return []skilld.Detail{{Field: "config.timeout", Message: fmt.Sprintf("timeout %s is longer than this server lets a task run (--task-timeout %s): its tasks stop after %s", ag.Config.Timeout, limit, limit)}}
+	}
+	return nil
 }
 
 // modelWarnings are the warnings of an agent whose model its tasks could
@@ -338,7 +359,7 @@ func (s *Service) UpdateAgent(ctx context.Context, a Actor, p UpdateAgentParams)
 			return nil, err
 		}
 		s.event(ctx, a, a.WorkspaceID, "agent.updated", updated.ID)
-		updated.Warnings = s.modelWarnings(updated)
+		updated.Warnings = s.agentWarnings(updated)
 		return updated, nil
 	}
 }

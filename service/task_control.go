@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -46,6 +47,14 @@ type Ready interface {
 // refused at the start rather than fail the task later.
 type ModelChecker interface {
 	CheckModel(agentName, ref string, window int) error
+}
+
+// TimeoutLimiter is implemented by executors that bound how long a task
+// may run whatever its agent's config.timeout says (the local executor's
+// --task-timeout): an agent asking for more is saved with a warning, and
+// its tasks get the executor's limit.
+type TimeoutLimiter interface {
+	TaskTimeout() time.Duration
 }
 
 // RunTask starts a task for an agent and hands it to the executor.

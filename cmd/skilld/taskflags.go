@@ -39,7 +39,7 @@ func (f *taskFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxRunning, "max-running-tasks", executor.DefaultMaxRunning,
 		"tasks run at once; the others wait, queued, first come first served (env SKILLD_MAX_RUNNING_TASKS)")
 	fs.DurationVar(&f.taskTimeout, "task-timeout", executor.DefaultTaskTimeout,
-		"how long a task may run from its start when its agent sets no config.timeout (env SKILLD_TASK_TIMEOUT)")
+		"how long a task may run from its start when its agent sets no config.timeout, and the most any task\nmay run whatever its agent's config.timeout (env SKILLD_TASK_TIMEOUT)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", DefaultShutdownTimeout,
 		"on stop, how long running tasks may go on before they are suspended, to resume at the next start\n(env SKILLD_SHUTDOWN_TIMEOUT)")
 	f.envErr = envFlags(fs, map[string]string{"max-running-tasks": "SKILLD_MAX_RUNNING_TASKS", "task-timeout": "SKILLD_TASK_TIMEOUT", "shutdown-timeout": "SKILLD_SHUTDOWN_TIMEOUT"})

@@ -42,6 +42,8 @@ type Env struct {
 type Options struct {
 	// MaxRunning bounds the tasks running at once (0: the default).
 	MaxRunning int
+	// TaskTimeout is the executor's task timeout (0: the default).
+	TaskTimeout time.Duration
 }
 
 // Factory makes an Env whose executor answers model references with m.
@@ -54,6 +56,7 @@ func Run(t *testing.T, f Factory) {
 		fn   func(*testing.T, Factory)
 	}{
 		{"Completes", completes},
+		{"ServerTimeoutBoundsAgents", serverTimeoutBoundsAgents},
 		{"Cancel", cancel},
 		{"Approval", approval},
 		{"Timeout", timeout},
@@ -315,6 +318,27 @@ func timeout(t *testing.T, f Factory) {
 	failed := waitStatus(t, e, task.ID, skilld.TaskFailed)
 	if failed.Error == nil || failed.Error.Code != skilld.ETOOLARGE || !strings.Contains(failed.Error.Message, "ran out of time") || failed.FinishedAt == nil {
 		t.Errorf("timed out task %+v (error %+v)", failed, failed.Error)
+	}
+}
+
+// serverTimeoutBoundsAgents: an agent's config.timeout is no way past the
+// executor's task timeout, which is the operator's.
+func serverTimeoutBoundsAgents(t *testing.T, f Factory) {
+	m := NewModel()
+	e := f(t, m, Options{TaskTimeout: 2 * time.Second})
+	ag := agentWith(t, e, "greedy", skilld.AgentConfig{Timeout: "1h"})
+	entered, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	m.Script("take all day", Block(entered, release, Answer("late")))
+	task := start(t, e, ag, "take all day")
+	failed := waitStatus(t, e, task.ID, skilld.TaskFailed)
+	if failed.Error == nil || failed.Error.Code != skilld.ETOOLARGE || !strings.Contains(failed.Error.Message, "ran out of time") || failed.FinishedAt == nil || failed.StartedAt == nil {
+		t.Fatalf("task of an agent asking for 1h on a 2s server: %+v (error %+v)", failed, failed.Error)
+	}
+	// Stopped at the server's 2s, with slack for a loaded machine, not
+	// the agent's hour.
+	if took := failed.FinishedAt.Sub(*failed.StartedAt); took < 2*time.Second || took > 30*time.Second {
+		t.Errorf("the task ran %v, want about 2s", took)
 	}
 }
 

@@ -62,7 +62,7 @@ func temporalEnv(t testing.TB, c client.Client, db store.Store, m *executortest.
 		runner := executor.New(executor.Config{Service: svc, DB: db, Blobs: blobs, Sandboxes: sbx,
 			OpenModel: func(ref string) (model.Model, string, error) { return m, strings.TrimPrefix(ref, "test:"), nil },
 			Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
-			Window:    func(string) (int, bool) { return 100000, true },
+			Window:    func(string) (int, bool) { return 100000, true }, TaskTimeout: o.TaskTimeout,
 		})
 		a := &skdtemporal.Activities{Runner: runner, DB: db}
 		w := skdtemporal.NewWorker(c, queue, a, worker.Options{MaxConcurrentActivityExecutionSize: max(o.MaxRunning, 0)})
