@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +25,10 @@ type HTTPOptions struct {
 	// SessionTimeout closes sessions idle this long (default 30 minutes),
 	// so abandoned clients do not hold servers forever.
 	SessionTimeout time.Duration
+	// AllowedOrigins are the browser origins ("https://app.example.com",
+	// as ParseOrigins gives them) besides the server's own that may call
+	// the endpoint. A request with any other Origin header is refused.
+	AllowedOrigins []string
 }
 
 // HTTPHandler serves MCP over streamable HTTP. Every request carries
@@ -81,6 +87,12 @@ type requestState struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Before the token: a page on another origin must learn nothing, not
+	// even whether its token would do.
+	if err := h.checkOrigin(r); err != nil {
+		writeError(w, err)
+		return
+	}
 	secret, ok := bearer(r)
 	if !ok {
 		writeError(w, skilld.Errorf(skilld.EUNAUTHORIZED, "no bearer token: send Authorization: Bearer <skilld API token>"))
@@ -133,6 +145,65 @@ func (h *httpHandler) server(r *http.Request) *mcp.Server {
 		rs.srv = s.mcp
 	})
 	return rs.srv
+}
+
+// checkOrigin refuses requests a browser sends from a page of another
+// origin, as the streamable HTTP transport asks of servers: without it a
+// page (or a DNS name rebound to this server) could drive the endpoint
+// with a token it got hold of. Requests without Origin are not from a
+// browser page and pass.
+func (h *httpHandler) checkOrigin(r *http.Request) error {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return nil
+	}
+	origin, err := normalOrigin(o)
+	if err == nil {
+		// The server's own origin, whichever scheme the client (or a
+		// proxy in front) used to reach it.
+		for _, scheme := range []string{"http", "https"} {
+			if own, err := normalOrigin(scheme + "://" + r.Host); err == nil && own == origin {
+				return nil
+			}
+		}
+		if slices.Contains(h.opts.AllowedOrigins, origin) {
+			return nil
+		}
+	}
+	return skilld.Errorf(skilld.EFORBIDDEN, "requests from origin %q are refused: it is neither this server's origin nor in --mcp-allowed-origins", o)
+}
+
+// ParseOrigins reads a comma-separated list of origins (scheme://host
+// with an optional port, nothing after it), as --mcp-allowed-origins
+// takes them, in the form AllowedOrigins compares.
+func ParseOrigins(s string) ([]string, error) {
+	var out []string
+	for o := range strings.SplitSeq(s, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		n, err := normalOrigin(o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// normalOrigin is an origin in one spelling: lower case, without the
+// scheme's default port.
+func normalOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", skilld.Errorf(skilld.EINVALID, "%q is not an origin: want scheme://host[:port], http or https, nothing after it", s)
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return scheme + "://" + host, nil
 }
 
 func bearer(r *http.Request) (string, bool) {

@@ -410,3 +410,53 @@ func TestMCPURIs(t *testing.T) {
 		}
 	}
 }
+
+// A browser page of another origin is refused before anything else; the
+// server's own origin, a configured one and clients without Origin pass.
+func TestMCPHTTPOrigin(t *testing.T) {
+	f := newFixture(t)
+	allowed, err := ParseOrigins(" https://App.example.com:443 ,http://localhost:3000")
+	if err != nil || !slices.Equal(allowed, []string{"https://app.example.com", "http://localhost:3000"}) {
+		t.Fatalf("ParseOrigins: %v %v", allowed, err)
+	}
+	if _, err := ParseOrigins("https://app.example.com/path"); err == nil || skilld.ErrorCode(err) != skilld.EINVALID {
+		t.Errorf("an origin with a path: %v", err)
+	}
+	ts := httptest.NewServer(HTTPHandler(f.svc, HTTPOptions{AllowedOrigins: allowed}))
+	t.Cleanup(ts.Close)
+	initialize := func(origin string) (int, string) {
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Authorization", "Bearer "+f.secrets[skilld.RoleViewer])
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body bytes.Buffer
+		body.ReadFrom(resp.Body)
+		return resp.StatusCode, body.String()
+	}
+	for _, origin := range []string{"https://evil.example", "null", "http://localhost:3001", "https://localhost:3000"} {
+		status, body := initialize(origin)
+		if status != http.StatusForbidden || !strings.Contains(body, `"forbidden"`) || !strings.Contains(body, strings.ReplaceAll(origin, `"`, `\"`)) {
+			t.Errorf("origin %s: %d %s", origin, status, body)
+		}
+	}
+	for _, origin := range []string{"", ts.URL, "http://localhost:3000", "https://app.example.com"} {
+		if status, body := initialize(origin); status != http.StatusOK {
+			t.Errorf("origin %q: %d %s", origin, status, body)
+		}
+	}
+	// The SDK's client, from an allowed origin, does its whole work.
+	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Origin", "https://app.example.com")
+		return bearerTransport(f.secrets[skilld.RoleViewer]).RoundTrip(r)
+	})}}
+	exercise(t, clientOn(t, tr))
+}

@@ -43,6 +43,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"serve the Agent Skills discovery index of workspace \"default\" at /.well-known/agent-skills/index.json\nwithout a token (env SKILLD_PUBLIC_DISCOVERY=1)")
 	keep := fs.Bool("keep-sandboxes", os.Getenv("SKILLD_KEEP_SANDBOXES") == "1",
 		"keep each task's sandbox folder after the task ends, to look at what it left (env SKILLD_KEEP_SANDBOXES=1)")
+	mcpOrigins := fs.String("mcp-allowed-origins", os.Getenv("SKILLD_MCP_ALLOWED_ORIGINS"),
+		"browser origins besides the server's own that may call /mcp, comma-separated (https://app.example.com);\n"+
+			"a request with another Origin header gets 403 (env SKILLD_MCP_ALLOWED_ORIGINS)")
 	addr := fs.String("addr", cmp.Or(os.Getenv("SKILLD_ADDR"), "127.0.0.1:8080"), "address to listen on (env SKILLD_ADDR)")
 	githubAPI := fs.String("github-api-url", cmp.Or(os.Getenv("SKILLD_GITHUB_API_URL"), importer.DefaultAPIURL),
 		"GitHub REST API root for imports (env SKILLD_GITHUB_API_URL)")
@@ -68,6 +71,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	if err := errors.Join(envErr, sbf.check(), tf.check(), of.check()); err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
+	}
+	allowedOrigins, err := mcpserver.ParseOrigins(*mcpOrigins)
+	if err != nil {
+		return usageErrorf(fs, "--mcp-allowed-origins: %s", errorText(err))
 	}
 	switch {
 	case *bodyIdle <= 0:
@@ -118,7 +125,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
 	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
 	// /ui/ is the web UI (docs/UI.md); / sends a browser there.
-	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}}),
+	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}, AllowedOrigins: allowedOrigins}),
 		web.Prefix: web.New(svc, web.Options{Watcher: watcher, Logger: logger, MaxBodyBytesInFlight: *inFlight, BodyIdleTimeout: *bodyIdle}), "GET /{$}": http.HandlerFunc(web.Redirect)}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
