@@ -39,8 +39,11 @@ type GitHub struct {
 	// URLs carry their own short-lived credential).
 	Token string
 	// HTTPClient makes the requests; nil means a client with connection,
-	// header and overall timeouts. Its CheckRedirect is not used: redirects
-	// are followed here so the token never leaves the API host.
+	// header and overall timeouts that refuses connections to non-public
+	// addresses on any host but APIURL's (AddressRefusedError). Its
+	// CheckRedirect is not used: redirects are followed here so the token
+	// never leaves the API host. A client given here makes its own
+	// connections: the address check is the default client's.
 	HTTPClient *http.Client
 	// MaxArchiveSize caps the downloaded archive; 0 means
 	// pack.GitHubMaxArchiveSize.
@@ -66,6 +69,7 @@ const (
 var defaultClient = func() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = 30 * time.Second
+	t.DialContext = guardedDial
 	return &http.Client{Transport: t, Timeout: 5 * time.Minute}
 }()
 
@@ -284,6 +288,10 @@ func (g *GitHub) once(ctx context.Context, req request, read func(*http.Response
 		if ctx.Err() != nil {
 			return canceled(req.repo, ctx.Err())
 		}
+		// Not worth a retry: the address will not change its nature.
+		if refused, ok := errors.AsType[*AddressRefusedError](err); ok {
+			return &skilld.Error{Code: skilld.EFORBIDDEN, Message: "importing " + req.repo + ": " + refused.Error(), Err: refused}
+		}
 		what := "GitHub could not be reached"
 		if cause := netCause(err); cause != "" {
 			what += " (" + cause + ")"
@@ -323,6 +331,7 @@ func (g *GitHub) follow(ctx context.Context, target string) (*http.Response, err
 		if g.Token != "" && sameOrigin(req.URL, api) {
 			req.Header.Set("Authorization", "Bearer "+g.Token)
 		}
+		req = req.WithContext(context.WithValue(ctx, dialPolicyKey{}, policyFor(api, req, hop > 0)))
 		resp, err := noRedirects.Do(req)
 		if err != nil {
 			return nil, redact(err)

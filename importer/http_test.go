@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -214,5 +215,47 @@ func TestArchiveSizeLimit(t *testing.T) {
 	wantErr(t, get("main"), skilld.ETOOLARGE, nil, "o/r", fmt.Sprintf("%d-byte", limit))
 	if err := get("small"); err != nil {
 		t.Fatalf("a chunked archive under the limit: %v", err)
+	}
+}
+
+// A redirect to a non-public address on a host the operator did not
+// configure is refused, whatever name leads there: "localhost" is checked
+// by the address it resolves to, not by its spelling. The configured host
+// (the fake's 127.0.0.1) still works.
+func TestRedirectToNonPublicAddressRefused(t *testing.T) {
+	t.Parallel()
+	f := newFakeGitHub(t)
+	f.Archives["main"] = repoArchive(standardRepo()...)
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the unconfigured loopback server was reached: %s", r.URL)
+	}))
+	t.Cleanup(inner.Close)
+	port := inner.Listener.Addr().(*net.TCPAddr).Port
+	targets := []string{fmt.Sprintf("http://localhost:%d/archive.tar.gz", port)}
+	if l, err := net.Listen("tcp", "127.0.0.2:0"); err == nil {
+		other := httptest.NewUnstartedServer(inner.Config.Handler)
+		other.Listener.Close()
+		other.Listener = l
+		other.Start()
+		t.Cleanup(other.Close)
+		targets = append(targets, other.URL+"/archive.tar.gz")
+	}
+	for _, target := range targets {
+		f.TarballHook = func(w http.ResponseWriter, r *http.Request, _ int) bool {
+			http.Redirect(w, r, target, http.StatusFound)
+			return true
+		}
+		src, _ := importer.ParseGitHubURL("https://github.com/o/r")
+		_, _, err := f.client("").Fetch(t.Context(), src)
+		refused, ok := errors.AsType[*importer.AddressRefusedError](err)
+		if !ok || skilld.ErrorCode(err) != skilld.EFORBIDDEN || !refused.Redirect || !refused.Addr.Addr().IsLoopback() ||
+			!strings.Contains(err.Error(), "redirect to ") || !strings.Contains(err.Error(), ", a loopback address, refused") {
+			t.Errorf("redirect to %s: %v", target, err)
+		}
+	}
+	f.TarballHook = nil
+	src, _ := importer.ParseGitHubURL("https://github.com/o/r")
+	if _, _, err := f.client("").Fetch(t.Context(), src); err != nil {
+		t.Fatalf("the configured host: %v", err)
 	}
 }

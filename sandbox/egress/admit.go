@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"github.com/skilld/skilld/internal/netaddr"
 )
 
 // target is the host and port a request names.
@@ -126,7 +128,7 @@ func (p *Proxy) admit(ctx context.Context, t target) (plan, *refusal) {
 				reason: fmt.Sprintf("%s: the resolver gave a malformed address for %s", t, t.name)}
 		}
 		ip = ip.Unmap()
-		if why := nonPublic(ip); why != "" {
+		if why := netaddr.NonPublic(ip); why != "" {
 			if _, listed := allow.matchIP(ip, t.port); !listed {
 				return plan{}, &refusal{status: http.StatusForbidden, ip: ip.String(),
 					reason: fmt.Sprintf("%s is refused: %s resolves to %s, %s; a name may lead only to public addresses (list %s itself to allow it)", t, t.name, ip, why, ip)}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/netaddr"
 )
 
 // Allowlist is what a task may reach through the proxy. Its entries are
@@ -110,7 +111,7 @@ func (a Allowlist) matchName(name string, port int) (entry, bool) {
 // with false.
 func (a Allowlist) matchIP(ip netip.Addr, port int) (entry, bool) {
 	ip = ip.Unmap()
-	if a.public && publicEntry.allowsPort(port) && nonPublic(ip) == "" {
+	if a.public && publicEntry.allowsPort(port) && netaddr.NonPublic(ip) == "" {
 		return publicEntry, true
 	}
 	var near entry

@@ -1,4 +1,7 @@
-package egress
+// Package netaddr classifies IP addresses: which are the public internet
+// and which are the host, its networks or ranges no public server holds.
+// The sandbox's egress proxy and the GitHub importer refuse the same ones.
+package netaddr
 
 import (
 	"net/netip"
@@ -12,12 +15,12 @@ type reserved struct {
 
 // reservedRanges are the addresses that are not the public internet: the
 // host itself, the networks around it, and ranges no public server
-// holds. A sandbox reaching one through a name it was allowed (or through
+// holds. A client reaching one through a name it was allowed (or through
 // a name whose DNS an attacker controls) would reach the server's own
 // loopback listeners, the cloud's metadata service (169.254.169.254) or
 // the operator's private network. The ranges that embed an IPv4 address
 // (IPv4-mapped, NAT64, 6to4) are checked through that address in
-// nonPublic; the others are refused whole.
+// NonPublic; the others are refused whole.
 //
 // It is a function, not a table in a variable, so that nothing can change
 // it.
@@ -52,16 +55,16 @@ func reservedRanges() []reserved {
 	}
 }
 
-// nonPublic says what ip is when it is not a public unicast address
+// NonPublic says what ip is when it is not a public unicast address
 // (loopback, private, link-local, unspecified, multicast, carrier-grade
 // NAT, reserved, or one of those embedded in an IPv4-mapped, NAT64 or 6to4
 // address), or "" when it is public.
-func nonPublic(ip netip.Addr) string {
+func NonPublic(ip netip.Addr) string {
 	if ip.Zone() != "" {
 		return "an address with a zone"
 	}
 	if ip.Is4In6() {
-		if why := nonPublic(ip.Unmap()); why != "" {
+		if why := NonPublic(ip.Unmap()); why != "" {
 			return "an IPv4-mapped form of " + why
 		}
 		return ""
@@ -69,13 +72,13 @@ func nonPublic(ip netip.Addr) string {
 	if ip.Is6() {
 		b := ip.As16()
 		if netip.MustParsePrefix("64:ff9b::/96").Contains(ip) {
-			if why := nonPublic(netip.AddrFrom4([4]byte(b[12:16]))); why != "" {
+			if why := NonPublic(netip.AddrFrom4([4]byte(b[12:16]))); why != "" {
 				return "a NAT64 form of " + why
 			}
 			return ""
 		}
 		if netip.MustParsePrefix("2002::/16").Contains(ip) {
-			if why := nonPublic(netip.AddrFrom4([4]byte(b[2:6]))); why != "" {
+			if why := NonPublic(netip.AddrFrom4([4]byte(b[2:6]))); why != "" {
 				return "a 6to4 form of " + why
 			}
 			return ""

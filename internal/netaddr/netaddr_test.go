@@ -1,4 +1,4 @@
-package egress
+package netaddr
 
 import (
 	"net/netip"
@@ -120,7 +120,7 @@ func TestNonPublic(t *testing.T) {
 		"2606:4700:4700::1001":     "",
 		"2a00:1450:4001:81c::200e": "",
 	} {
-		got := nonPublic(netip.MustParseAddr(ip))
+		got := NonPublic(netip.MustParseAddr(ip))
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", ip, got, want)
 		}
