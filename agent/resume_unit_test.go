@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
@@ -71,6 +72,7 @@ func resume(t *testing.T, log *agent.MemoryLog, tl *tool.Tool, steps ...step) []
 func TestResumeInterruptedCall(t *testing.T) {
 	var calls atomic.Int64
 	log := suspendedIn(t, "send_mail", false, &calls)
+	before := time.Now()
 	ev := resume(t, log, counted(t, "send_mail", false, &calls, nil), do("send_mail", map[string]any{}),
 		func(t *testing.T, req *model.Request) *model.Response {
 			last := req.Messages[len(req.Messages)-1]
@@ -82,8 +84,11 @@ func TestResumeInterruptedCall(t *testing.T) {
 	if calls.Load() != 1 {
 		t.Errorf("send_mail ran %d times; a resume must not repeat it", calls.Load())
 	}
+	after := time.Now()
 	if len(ofType(ev, agent.EventTaskResumed)) != 1 || len(ofType(ev, agent.EventTaskCompleted)) != 1 {
 		t.Errorf("events of the resumed run: %v", types(ev))
+	} else if at := ofType(ev, agent.EventTaskResumed)[0].Time; at.Before(before) || at.After(after) {
+		t.Errorf("task.resumed delivered at %v, not between %v and %v", at, before, after)
 	}
 	if ofType(ev, agent.EventTaskStarted) != nil {
 		t.Error("a resumed run delivered task.started again")
