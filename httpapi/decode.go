@@ -160,7 +160,9 @@ func bodyError(err error, limit int64, what string) error {
 
 // decodeJSON decodes the body strictly: one JSON object, valid UTF-8
 // (encoding/json would silently replace invalid bytes), no lone surrogate
-// or NUL escapes, no unknown fields.
+// or NUL escapes, no unknown fields, no key twice in one object. The
+// duplicate check runs on a body the decoder accepted, so it walks valid
+// JSON no deeper than encoding/json allows.
 // An empty body is an empty object, so operations without required body
 // fields can be called with none.
 func (d *decoder) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
@@ -181,6 +183,9 @@ func (d *decoder) decodeJSON(w http.ResponseWriter, r *http.Request, dst any) er
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("", "request body must hold exactly one JSON object; found more after it")
+	}
+	if err := checkDuplicateKeys(body); err != nil {
+		return err
 	}
 	return checkEscapes(body)
 }

@@ -181,3 +181,24 @@ func hostileCorpus(t *testing.T) []string {
 	}
 	return paths
 }
+
+// TestDuplicateKeysRefused: a body naming a key twice in one object is 400
+// naming the key's path, in the message and in the error's field, and
+// nothing is stored.
+func TestDuplicateKeysRefused(t *testing.T) {
+	e := newEnv(t, firstDriver(t))
+	m := e.token("default", "m", "member")
+	for _, c := range []struct{ path, body, field string }{
+		{"/v1/workspaces/default/skills", `{"files":{"SKILL.md":"---\nname: a\ndescription: d\n---\n","SKILL.md":"---\nname: b\ndescription: d\n---\n"}}`, `files["SKILL.md"]`},
+		{"/v1/workspaces/default/agents", `{"name":"bot","config":{"model":"test:m","context":{"window":1000,"window":2000}}}`, "config.context.window"},
+		{"/v1/workspaces/default/agents", `{"name":"bot","name":"other"}`, "name"},
+	} {
+		r := e.request("POST", c.path, m, []byte(c.body), "Content-Type", "application/json")
+		if r.status != 400 || r.errorCode(t) != "invalid" || r.errorField(t) != c.field || !strings.Contains(r.errorMessage(t), "more than once") {
+			t.Errorf("%s: %d %s; want 400 naming %s", c.body, r.status, r.body, c.field)
+		}
+	}
+	if l := e.must(200, "GET", "/v1/workspaces/default/skills", m, nil); l["total"] != 0.0 {
+		t.Errorf("a refused body stored a skill: %v", l)
+	}
+}

@@ -95,16 +95,7 @@ func fieldAt(body []byte, off int) string {
 	path := func() string {
 		var b strings.Builder
 		for i, f := range stack {
-			switch {
-			case f.array:
-				fmt.Fprintf(&b, "[%d]", f.index)
-			case i > 0 && !isIdent(f.key):
-				fmt.Fprintf(&b, "[%q]", f.key)
-			case i > 0:
-				b.WriteString("." + f.key)
-			default:
-				b.WriteString(f.key)
-			}
+			writeSegment(&b, i, f.array, f.key, f.index)
 		}
 		return b.String()
 	}
