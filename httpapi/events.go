@@ -29,6 +29,10 @@ const (
 // that the OpenAPI document describes what is written.
 type TaskEventList struct {
 	Items []agent.Event `json:"items"`
+	// NextAfter and HasMore page through a log longer than one answer:
+	// pass NextAfter as ?after= for the entries that follow.
+	NextAfter int64 `json:"next_after" jsonschema:"the seq of the last entry answered (after when there is none): pass it as after for the next entries"`
+	HasMore   bool  `json:"has_more" jsonschema:"true when the log holds entries after next_after; a running task may log more later either way"`
 }
 
 // Watcher signals new log entries of tasks run in this process; without
@@ -60,15 +64,28 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 		if err != nil {
 			return err
 		}
-		out := make([]agent.Event, 0, len(entries))
+		list := TaskEventList{Items: make([]agent.Event, 0, len(entries)), NextAfter: p.After}
 		for _, e := range entries {
 			ev, err := agent.EventOf(e.TaskID, e.Seq, e.CreatedAt, e.Kind, e.Payload)
 			if err != nil {
 				return err
 			}
-			out = append(out, ev)
+			list.Items = append(list.Items, ev)
+			list.NextAfter = e.Seq
 		}
-		writeJSON(w, http.StatusOK, TaskEventList{Items: out})
+		// Only a full answer can have more after it; one more small read
+		// says whether it has, so that a log ending exactly at a page
+		// boundary does not send the client after an empty page.
+		if len(entries) == maxEntries(p.Limit) {
+			next := *p
+			next.After, next.Limit = list.NextAfter, 1
+			more, err := s.Service.TaskEvents(r.Context(), actor, next)
+			if err != nil {
+				return err
+			}
+			list.HasMore = len(more) > 0
+		}
+		writeJSON(w, http.StatusOK, list)
 		return nil
 	}
 	TaskStream{Service: s.Service, Watcher: s.Watcher, Named: true,

@@ -22,6 +22,7 @@ import (
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
+	"github.com/skilld/skilld/store"
 )
 
 // queueModel answers requests from a queue that tests fill.
@@ -203,8 +204,40 @@ func TestTasksOverHTTP(t *testing.T) {
 			t.Errorf("resumed stream: %d events from %v", len(rest), rest)
 		}
 		js := e.must(200, "GET", base+"/events?format=json&after=3", viewer, nil)
-		if items := js["items"].([]any); len(items) != len(events)-3 {
-			t.Errorf("json events: %d", len(items))
+		if items := js["items"].([]any); len(items) != len(events)-3 || js["has_more"] != false || js["next_after"] != float64(len(events)) {
+			t.Errorf("json events: %d, has_more %v, next_after %v", len(items), js["has_more"], js["next_after"])
+		}
+		// Paged by limit, the answers chain through next_after; the one
+		// ending exactly at the log's end says no more.
+		var paged []any
+		for after, n := 0.0, 0; ; n++ {
+			page := e.must(200, "GET", base+"/events?format=json&limit=2&after="+strconv.Itoa(int(after)), viewer, nil)
+			paged = append(paged, page["items"].([]any)...)
+			if page["has_more"] != true {
+				break
+			}
+			if page["next_after"].(float64) <= after || n > len(events) {
+				t.Fatalf("page after %v: %v", after, page)
+			}
+			after = page["next_after"].(float64)
+		}
+		if len(paged) != len(events) {
+			t.Errorf("paged json events: %d of %d", len(paged), len(events))
+		}
+		// A log longer than the default answer (1,000 entries) says so.
+		for range 1000 {
+			if _, err := e.db.TaskLogAppend(t.Context(), &store.TaskLogAppendParams{TaskID: id, Kind: agent.EventMessage, Payload: json.RawMessage(`{"role":"user","content":"more"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		total := len(events) + 1000
+		first := e.must(200, "GET", base+"/events?format=json", viewer, nil)
+		if len(first["items"].([]any)) != 1000 || first["has_more"] != true || first["next_after"] != 1000.0 {
+			t.Errorf("first page of %d entries: %d items, has_more %v, next_after %v", total, len(first["items"].([]any)), first["has_more"], first["next_after"])
+		}
+		rest2 := e.must(200, "GET", base+"/events?format=json&after=1000", viewer, nil)
+		if len(rest2["items"].([]any)) != total-1000 || rest2["has_more"] != false || rest2["next_after"] != float64(total) {
+			t.Errorf("second page: %d items, has_more %v, next_after %v", len(rest2["items"].([]any)), rest2["has_more"], rest2["next_after"])
 		}
 		done := e.must(200, "GET", base, viewer, nil)
 		if done["status"] != "completed" || done["config"] == nil {
