@@ -72,7 +72,9 @@ func newEnvWith(t testing.TB, db store.Store) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: slog.New(slog.NewTextHandler(e.logs, nil))}
+	// Tests send many wrong tokens on purpose, all from 127.0.0.1; the
+	// failed-authentication limit has a test of its own.
+	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: slog.New(slog.NewTextHandler(e.logs, nil)), AuthFailuresPerAddress: 1 << 30}
 	e.srv = httptest.NewServer(api.Handler())
 	t.Cleanup(e.srv.Close)
 	return e

@@ -100,7 +100,7 @@ func (s *Server) actor(r *http.Request, rt Route) (service.Actor, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return service.Actor{}, unauthorized("the Authorization header must be Bearer <token>")
 	}
-	a, err := s.Service.Authenticate(r.Context(), token)
+	a, err := s.authenticate(r, token)
 	if err != nil {
 		return service.Actor{}, err
 	}

@@ -48,6 +48,16 @@ type Server struct {
 	// and panic recovery; they authenticate themselves.
 	Mounts map[string]http.Handler
 
+	// AuthFailuresPerAddress failed token checks from one client address
+	// per AuthFailureWindow are answered 401; after them the address gets
+	// 429 with Retry-After until the window ends, without a token lookup,
+	// except for tokens that authenticated recently (defaults
+	// DefaultAuthFailuresPerAddress and DefaultAuthFailureWindow).
+	AuthFailuresPerAddress int
+	AuthFailureWindow      time.Duration
+
+	authOnce     sync.Once
+	authLimiter  *authLimiter
 	inFlightOnce sync.Once
 	inFlight     *semaphore.Weighted
 }
