@@ -56,7 +56,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"answer 408 and close the connection when a request body sends nothing for this long (env SKILLD_BODY_IDLE_TIMEOUT)")
 	inFlight := fs.Int64("max-body-bytes-in-flight", httpapi.DefaultMaxBodyBytesInFlight,
 		fmt.Sprintf("bytes of request bodies read at once across all requests; at least %d, one archive upload\n(env SKILLD_MAX_BODY_BYTES_IN_FLIGHT)", httpapi.MaxArchiveBody))
-	envErr := envFlags(fs, map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT"})
+	authFailures := fs.Int("auth-failures-per-address", httpapi.DefaultAuthFailuresPerAddress,
+		"failed token checks one client address may make per --auth-failure-window before it gets 429\n(env SKILLD_AUTH_FAILURES_PER_ADDRESS)")
+	authWindow := fs.Duration("auth-failure-window", httpapi.DefaultAuthFailureWindow,
+		"the window failed token checks are counted in (env SKILLD_AUTH_FAILURE_WINDOW)")
+	envErr := envFlags(fs, map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT",
+		"auth-failures-per-address": "SKILLD_AUTH_FAILURES_PER_ADDRESS", "auth-failure-window": "SKILLD_AUTH_FAILURE_WINDOW"})
 	var tf taskFlags
 	tf.register(fs)
 	tf.registerExecutor(fs)
@@ -79,6 +84,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	switch {
 	case *bodyIdle <= 0:
 		return usageErrorf(fs, "--body-idle-timeout must be positive, not %s", *bodyIdle)
+	case *authFailures <= 0:
+		return usageErrorf(fs, "--auth-failures-per-address must be positive, not %d", *authFailures)
+	case *authWindow <= 0:
+		return usageErrorf(fs, "--auth-failure-window must be positive, not %s", *authWindow)
 	case *inFlight < httpapi.MaxArchiveBody:
 		return usageErrorf(fs, "--max-body-bytes-in-flight must be at least %d, the largest upload, not %d", httpapi.MaxArchiveBody, *inFlight)
 	}
@@ -122,7 +131,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	api := &httpapi.Server{Service: svc, Version: versionString(), Logger: logger, Watcher: watcher,
-		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
+		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, AuthFailuresPerAddress: *authFailures, AuthFailureWindow: *authWindow, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
 	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
 	// /ui/ is the web UI (docs/UI.md); / sends a browser there.
 	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}, AllowedOrigins: allowedOrigins}),
