@@ -241,17 +241,20 @@ func skillText(p *pack.Package) string {
 }
 
 // environment readies what a placed package's scripts import, when the
-// sandbox installs dependencies and the package declares some. It always
-// writes the same two events for such a package (preparing, then ready or
-// failed), built or found built, so that a resumed run writes what the
-// first one did. A failure is a note for the model, not a refusal.
+// sandbox installs dependencies and the package declares some. It writes
+// preparing, then building events while an install prints (progress:
+// they are not replayed, see isProgress), then ready or failed, built or
+// found built, so that a resumed run writes what the first one did. A
+// failure is a note for the model, not a refusal.
 func (r *run) environment(ctx context.Context, name, dir string, pkg *pack.Package) string {
 	envs, ok := r.cfg.Sandbox.(sandbox.Environments)
 	if !ok || len(deps.Needs(pkg)) == 0 {
 		return ""
 	}
 	r.emit(ctx, SkillEnvironment{Skill: name, State: "preparing"})
-	env, err := envs.Environment(ctx, dir, pkg)
+	env, err := envs.Environment(ctx, dir, pkg, func(p sandbox.EnvironmentProgress) {
+		r.emit(ctx, SkillEnvironment{Skill: name, State: "building", ElapsedMS: p.Elapsed.Milliseconds(), Line: p.Line, Lines: p.Lines})
+	})
 	ev := SkillEnvironment{Skill: name, State: "ready"}
 	if env != nil {
 		ev.EnvironmentLayer = &EnvironmentLayer{Kinds: env.Kinds, Key: env.Key, Cached: env.Cached, DurationMS: env.Duration.Milliseconds()}

@@ -51,7 +51,14 @@ type SandboxReady struct {
 // State "preparing", then "ready" or "failed".
 type SkillEnvironment struct {
 	Skill string `json:"skill"`
+	// State is preparing, then building (zero or more: progress), then
+	// ready or failed.
 	State string `json:"state"`
+	// A building event's: time since the install began, the installer's
+	// latest line and its count of lines so far.
+	ElapsedMS int64  `json:"elapsed_ms,omitempty"`
+	Line      string `json:"line,omitempty"`
+	Lines     int    `json:"lines,omitempty"`
 	// EnvironmentLayer is set (all its fields present) once there is a
 	// layer to describe; nil before, and when none could be had.
 	*EnvironmentLayer

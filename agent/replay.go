@@ -72,15 +72,37 @@ type replay struct {
 }
 
 // done reports whether every entry has been replayed.
-func (p *replay) done() bool { return p == nil || p.skipMarkers() >= len(p.entries) }
+func (p *replay) done() bool { return p == nil || p.skipUnreplayed() >= len(p.entries) }
 
-// skipMarkers moves past task.resumed markers, which the live part of an
-// earlier resume wrote and no run code emits, and returns the position.
-func (p *replay) skipMarkers() int {
-	for p.pos < len(p.entries) && p.entries[p.pos].Kind == KindEvent && eventType(p.entries[p.pos].Payload) == EventTaskResumed {
+// skipUnreplayed moves past the entries a run never replays, and returns
+// the position: task.resumed markers, which the live part of an earlier
+// resume wrote and no run code emits, and progress events, whose number
+// depends on timing.
+func (p *replay) skipUnreplayed() int {
+	for p.pos < len(p.entries) && unreplayed(p.entries[p.pos]) {
 		p.pos++
 	}
 	return p.pos
+}
+
+func unreplayed(e LogEntry) bool {
+	if e.Kind != KindEvent {
+		return false
+	}
+	switch eventType(e.Payload) {
+	case EventTaskResumed:
+		return true
+	case EventSkillEnvironment:
+		return isProgress(eventPayload(e))
+	}
+	return false
+}
+
+// isProgress reports whether p says how something under way is going:
+// written as it happens, as often as it happens, and so not replayed.
+func isProgress(p Payload) bool {
+	env, ok := p.(SkillEnvironment)
+	return ok && env.State == "building"
 }
 
 // answered counts the model calls the log answered: the turns, and the

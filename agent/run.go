@@ -167,7 +167,9 @@ func (r *run) count(s string) int { return r.cfg.Tokenizer.Count(s) }
 
 // emit appends an event to the log and hands it to the consumer.
 func (r *run) emit(ctx context.Context, p Payload) {
-	if r.stopped {
+	if r.stopped || (isProgress(p) && !r.rp.done()) {
+		// A resumed run's progress is not the first run's: replay skips
+		// the log's, and the run writes its own once it is live.
 		return
 	}
 	ev := Event{Type: p.EventType(), TaskID: r.task.ID, Payload: p}

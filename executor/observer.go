@@ -86,12 +86,12 @@ func (s observedSandbox) Exec(ctx context.Context, p sandbox.ExecParams) (*sandb
 }
 
 // Environment passes to the sandbox's, when it installs dependencies.
-func (s observedSandbox) Environment(ctx context.Context, dir string, pkg *pack.Package) (*sandbox.Environment, error) {
+func (s observedSandbox) Environment(ctx context.Context, dir string, pkg *pack.Package, progress func(sandbox.EnvironmentProgress)) (*sandbox.Environment, error) {
 	envs, ok := s.Sandbox.(sandbox.Environments)
 	if !ok {
 		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "this server's sandbox does not install skills' dependencies")
 	}
-	return envs.Environment(ctx, dir, pkg)
+	return envs.Environment(ctx, dir, pkg, progress)
 }
 
 // Observers is several observers as one (metrics and traces).

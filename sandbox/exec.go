@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -115,6 +116,9 @@ type ExecParams struct {
 	// Limits override the sandbox's for this command; zero fields keep
 	// them.
 	Limits Limits
+	// Progress, when set, is also given the output as it comes, where the
+	// provider can (the rest only fill Result.Output). It must not block.
+	Progress io.Writer
 }
 
 // CheckCommand refuses a command that cannot run: empty, too long, or

@@ -134,8 +134,20 @@ type Described interface {
 type Environments interface {
 	// Environment readies the dependencies of pkg, placed at dir; nil
 	// when pkg declares none. An install that fails is an error, with the
-	// Environment saying what the installer printed last.
-	Environment(ctx context.Context, dir string, pkg *pack.Package) (*Environment, error)
+	// Environment saying what the installer printed last. While it
+	// installs, progress (when not nil) hears how it goes, from the
+	// calling goroutine.
+	Environment(ctx context.Context, dir string, pkg *pack.Package, progress func(EnvironmentProgress)) (*Environment, error)
+}
+
+// EnvironmentProgress is how an install is going.
+type EnvironmentProgress struct {
+	// Elapsed is the time since the install began (it may have begun
+	// for another sandbox).
+	Elapsed time.Duration
+	// Line is the installer's latest line; Lines counts its lines so far.
+	Line  string
+	Lines int
 }
 
 // Environment is what Environments readied.

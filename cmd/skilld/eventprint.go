@@ -220,6 +220,8 @@ func (p *printer) event(ev agent.Event) {
 		} else {
 			fmt.Fprintf(w, "skill %s: %d files in %s/\n", d.Skill, d.Files, d.Dir)
 		}
+	case agent.SkillEnvironment:
+		p.environment(d)
 	case agent.ToolDenied:
 		fmt.Fprintf(w, "tool %s denied: %s\n", d.Tool, d.Reason)
 	case agent.ApprovalRequested:
@@ -243,6 +245,37 @@ func (p *printer) event(ev agent.Event) {
 	case agent.TaskFailed:
 		p.status = ""
 		fmt.Fprintf(w, "✗ failed: %s\n", d.Error)
+	}
+}
+
+// environment shows a skill's dependencies being installed: its progress
+// on the status line, its end as a line, with the installer's last lines
+// when it failed.
+func (p *printer) environment(d agent.SkillEnvironment) {
+	w := p.e.stdout
+	switch d.State {
+	case "preparing":
+		p.setStatus(fmt.Sprintf("readying %s's dependencies", d.Skill))
+	case "building":
+		p.status = fmt.Sprintf("installing %s's dependencies: %s", d.Skill, d.Line)
+	case "ready":
+		p.status = ""
+		how := "installed"
+		if d.EnvironmentLayer != nil {
+			how = fmt.Sprintf("%s, installed in %s", strings.Join(d.Kinds, " and "), time.Duration(d.DurationMS)*time.Millisecond)
+			if d.Cached {
+				how = strings.Join(d.Kinds, " and ") + ", installed before"
+			}
+		}
+		fmt.Fprintf(w, "skill %s: dependencies ready (%s)\n", d.Skill, how)
+	case "failed":
+		p.status = ""
+		fmt.Fprintf(w, "skill %s: dependencies not installed: %s\n", d.Skill, d.Error)
+		for _, l := range strings.Split(strings.TrimSpace(d.Output), "\n") {
+			if l != "" {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
 	}
 }
 

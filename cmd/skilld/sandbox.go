@@ -35,6 +35,7 @@ type sandboxFlags struct {
 	pyIndex   string
 	npmReg    string
 	envCache  string
+	envWait   time.Duration
 }
 
 func (f *sandboxFlags) register(fs *flag.FlagSet) {
@@ -63,6 +64,9 @@ func (f *sandboxFlags) register(fs *flag.FlagSet) {
 		"where skills' package.json (with a lockfile) are installed from (default npm's registry) (env SKILLD_NPM_REGISTRY)")
 	fs.StringVar(&f.envCache, "env-cache-size", cmp.Or(os.Getenv("SKILLD_ENV_CACHE_SIZE"), "10GiB"),
 		"the most disk the skills' installed dependencies keep, the least recently used going first (env SKILLD_ENV_CACHE_SIZE)")
+	fs.DurationVar(&f.envWait, "env-wait", envDuration("SKILLD_ENV_WAIT", bwrap.DefaultDepsWait),
+		"how long an activation waits for its skill's dependencies to install; past it the task goes on without them\n"+
+			"and the install goes on for the next activation (env SKILLD_ENV_WAIT)")
 	fs.Var(&f.rootfs, "sandbox-rootfs", "the root file system commands run on: a folder (skilld sandbox rootfs build makes one), an OCI image\n"+
 		"archive (docker save, podman save, skopeo oci-archive:; unpacked once), or host (the host's /usr, the default);\n"+
 		"repeatable as NAME=REF, the first the default, for agents to pick with config.sandbox.rootfs\n(env SKILLD_SANDBOX_ROOTFS, separated by colons)")
@@ -112,6 +116,9 @@ func (f *sandboxFlags) check() error {
 	}
 	if _, err := sandbox.ParseSize(f.envCache); err != nil {
 		return skilld.Errorf(skilld.EINVALID, "--env-cache-size: %s", skilld.ErrorMessage(err))
+	}
+	if f.envWait < time.Second || f.envWait > sandbox.MaxTimeout {
+		return skilld.Errorf(skilld.EINVALID, "--env-wait %s: give between 1s and %s (an install runs at most %[2]s)", f.envWait, sandbox.MaxTimeout)
 	}
 	return nil
 }
@@ -174,7 +181,7 @@ func (f *sandboxFlags) open(ctx context.Context, w io.Writer, root, cacheDir str
 	}
 	envCache, _ := sandbox.ParseSize(f.envCache)
 	p, err := bwrap.New(ctx, bwrap.Config{Root: root, CacheDir: cacheDir, UIDs: uids, Disk: disk, Limits: f.limits(), ReadOnlyPaths: f.paths.dirs, Roots: roots,
-		Deps: bwrap.DepsConfig{Indexes: f.indexes(), CacheSize: envCache}})
+		Deps: bwrap.DepsConfig{Indexes: f.indexes(), CacheSize: envCache, Wait: f.envWait}})
 	if err != nil {
 		return nil, err
 	}

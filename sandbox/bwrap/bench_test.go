@@ -246,7 +246,7 @@ func BenchmarkEnvironment(b *testing.B) {
 		if err := sb.Place(b.Context(), "skills/d-1", pkg); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := sb.(sandbox.Environments).Environment(b.Context(), "skills/d-1", pkg); err != nil {
+		if _, err := sb.(sandbox.Environments).Environment(b.Context(), "skills/d-1", pkg, nil); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

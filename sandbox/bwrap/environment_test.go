@@ -1,11 +1,13 @@
 package bwrap_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
@@ -57,7 +59,7 @@ func TestDependencies(t *testing.T) {
 		if err := sb.Place(t.Context(), at, pkg); err != nil {
 			t.Fatal(err)
 		}
-		env, err := sb.(sandbox.Environments).Environment(t.Context(), at, pkg)
+		env, err := sb.(sandbox.Environments).Environment(t.Context(), at, pkg, nil)
 		return env, sb, err
 	}
 	env, sb, err := use("first")
@@ -97,7 +99,7 @@ func TestDependencies(t *testing.T) {
 	}
 	defer sbo.Destroy(t.Context())
 	sbo.Place(t.Context(), "skills/other-1", other)
-	if env, err := sbo.(sandbox.Environments).Environment(t.Context(), "skills/other-1", other); err != nil || env.Cached {
+	if env, err := sbo.(sandbox.Environments).Environment(t.Context(), "skills/other-1", other, nil); err != nil || env.Cached {
 		t.Fatalf("another package's environment: %+v %v", env, err)
 	}
 	if res, err := sb.Exec(t.Context(), sandbox.ExecParams{Command: "sh " + at + "/scripts/run.sh"}); err != nil || string(res.Output) != "python 42\nnode 42\n" {
@@ -111,11 +113,95 @@ func TestDependencies(t *testing.T) {
 	}
 	defer sb3.Destroy(t.Context())
 	sb3.Place(t.Context(), "skills/broken-1", broken)
-	env3, err := sb3.(sandbox.Environments).Environment(t.Context(), "skills/broken-1", broken)
+	env3, err := sb3.(sandbox.Environments).Environment(t.Context(), "skills/broken-1", broken, nil)
 	if err == nil || env3 == nil || !strings.Contains(env3.Output, "no-such-package") {
 		t.Errorf("a failing install: %v, %+v", err, env3)
 	}
 	if res, err := sb3.Exec(t.Context(), sandbox.ExecParams{Command: "echo goes on"}); err != nil || string(res.Output) != "goes on\n" {
 		t.Errorf("after a failing install: %q %v", res.Output, err)
 	}
+}
+
+// TestDependenciesWait: an activation waits for a slow install within
+// DepsConfig.Wait, hearing its progress meanwhile, and then goes on
+// without it; the install goes on, once, and the next activation gets its
+// layer; closing the provider stops an install and leaves no builder.
+func TestDependenciesWait(t *testing.T) {
+	bwraptest.Require(t)
+	if os.Geteuid() != 0 {
+		t.Skip("installs take a root server (TestDependencies checks the refusal)")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	ix := bwraptest.NewPackageIndex(t)
+	release := ix.Hold()
+	defer release()
+	dir := t.TempDir()
+	defer bwraptest.UnmountAll(t, dir)
+	cfg := bwrap.Config{Root: filepath.Join(dir, "sb"), CacheDir: filepath.Join(dir, "cache"),
+		Deps: bwrap.DepsConfig{Indexes: deps.Indexes{Python: ix.URL + "/simple"}, Wait: 3 * time.Second, ProgressEvery: 100 * time.Millisecond}}
+	p, err := bwrap.New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			p.Close()
+		}
+	}()
+	pkg, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("---\nname: slow\ndescription: d\n---\nx\n")}, {Path: "requirements.txt", Data: []byte("probe-pkg==1.0\n")}}, pack.Limits{})
+	activate := func(p *bwrap.Provider, id string) (*sandbox.Environment, []sandbox.EnvironmentProgress, error) {
+		sb, err := p.Create(t.Context(), sandbox.CreateParams{ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sb.Destroy(context.Background()) })
+		if err := sb.Place(t.Context(), "skills/slow-1", pkg); err != nil {
+			t.Fatal(err)
+		}
+		var seen []sandbox.EnvironmentProgress
+		env, err := sb.(sandbox.Environments).Environment(t.Context(), "skills/slow-1", pkg, func(pr sandbox.EnvironmentProgress) { seen = append(seen, pr) })
+		return env, seen, err
+	}
+	_, seen, err := activate(p, "first")
+	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(err.Error(), "not installed within 3s") {
+		t.Fatalf("an install past the wait: %v", err)
+	}
+	if len(seen) == 0 || !strings.Contains(seen[len(seen)-1].Line, "probe") || seen[len(seen)-1].Elapsed <= 0 {
+		t.Errorf("progress while waiting: %+v", seen)
+	}
+	release()
+	env, _, err := activate(p, "second")
+	if err != nil || ix.Downloads() != 1 {
+		t.Fatalf("the next activation: %+v %v, %d downloads (want the first install's one)", env, err, ix.Downloads())
+	}
+
+	// An install under way when the provider closes is stopped, and its
+	// builder removed.
+	release2 := ix.Hold()
+	defer release2()
+	other, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("---\nname: other\ndescription: d\n---\nx\n")}, {Path: "requirements.txt", Data: []byte("probe-pkg==1.0\n")}}, pack.Limits{})
+	sb, err := p.Create(t.Context(), sandbox.CreateParams{ID: "third"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Place(t.Context(), "skills/other-1", other)
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := sb.(sandbox.Environments).Environment(ctx, "skills/other-1", other, nil); err == nil {
+		t.Fatal("an install held by the index finished")
+	}
+	sb.Destroy(t.Context())
+	start := time.Now()
+	p.Close()
+	closed = true
+	entries, _ := os.ReadDir(cfg.Root)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".deps-") {
+			t.Errorf("a builder left behind after Close: %s", e.Name())
+		}
+	}
+	t.Logf("Close with an install under way took %v", time.Since(start))
 }

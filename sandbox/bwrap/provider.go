@@ -139,6 +139,7 @@ func New(ctx context.Context, cfg Config) (*Provider, error) {
 		cfg.UIDs = UIDRange{First: DefaultUIDFirst, Count: DefaultUIDCount}
 	}
 	p := &Provider{cfg: cfg, root: os.Geteuid() == 0}
+	p.builds.init()
 	var err error
 	if p.bwrap, err = exec.LookPath(cmp.Or(cfg.Bwrap, "bwrap")); err != nil {
 		return nil, unavailable("bubblewrap (bwrap) is not installed", "install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)")
@@ -368,10 +369,12 @@ func diskText(size int64) string {
 	return fmt.Sprintf("ext4 file system of %s and %d files per task (a loop-mounted sparse image), ENOSPC past it", sandbox.SizeText(size), volume.Inodes(size))
 }
 
-// Close closes the provider's files and removes its cgroup folders and its
-// hub. Sandboxes still alive keep their folders (a new provider reopens
+// Close stops the dependency builds still running (and waits for them),
+// closes the provider's files and removes its cgroup folders and its hub.
+// Sandboxes still alive keep their folders (a new provider reopens
 // them) but can no longer run commands.
 func (p *Provider) Close() error {
+	p.builds.close() // before the controls its commands need
 	if p.controls != nil {
 		p.controls.Close()
 	}

@@ -284,7 +284,7 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 		// it empty of anything but PATH. It starts in / (the sandbox's
 		// folder is root's alone).
 		Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", ExtraFiles: fds.files,
-		Limits: lim,
+		Limits: lim, Progress: p.Progress,
 	}
 	if s.uid != 0 {
 		spec.Credential = &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.uid), Groups: []uint32{}}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -24,6 +25,16 @@ type PackageIndex struct {
 	*httptest.Server
 	wheel, tarball []byte
 	files          atomic.Int32
+	held           atomic.Pointer[chan struct{}]
+}
+
+// Hold makes downloads of the wheel wait until release is called: an
+// install that takes as long as the test wants.
+func (ix *PackageIndex) Hold() (release func()) {
+	ch := make(chan struct{})
+	ix.held.Store(&ch)
+	var once sync.Once
+	return func() { once.Do(func() { close(ch) }) }
 }
 
 // Downloads counts the packages the index sent.
@@ -38,6 +49,13 @@ func NewPackageIndex(t testing.TB) *PackageIndex {
 		fmt.Fprintf(w, `<html><body><a href="/files/probe_pkg-1.0-py3-none-any.whl#sha256=%s">probe_pkg-1.0-py3-none-any.whl</a></body></html>`, hex.EncodeToString(sum[:]))
 	})
 	mux.HandleFunc("/files/probe_pkg-1.0-py3-none-any.whl", func(w http.ResponseWriter, r *http.Request) {
+		if ch := ix.held.Load(); ch != nil {
+			select {
+			case <-*ch:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		ix.files.Add(1)
 		w.Write(ix.wheel)
 	})

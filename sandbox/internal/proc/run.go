@@ -137,6 +137,10 @@ type Spec struct {
 	// bounds processes. Only for a command starting as a uid of its own:
 	// the limit counts every process of the uid on the host.
 	Nproc bool
+	// Progress, when set, is also given the output as it comes, all of
+	// it (Limits.Output bounds only what is kept). Its errors are ignored,
+	// and it must not block.
+	Progress io.Writer
 }
 
 // Outcome is how the command ended.
@@ -217,7 +221,11 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	out := &capped{limit: lim.Output, full: make(chan struct{})}
 	copied := make(chan struct{})
 	go func() {
-		io.Copy(out, r)
+		var dst io.Writer = out
+		if spec.Progress != nil {
+			dst = tee{out, spec.Progress}
+		}
+		io.Copy(dst, r)
 		close(copied)
 	}()
 	exited := make(chan struct{})
@@ -319,6 +327,14 @@ func LimitOfExit(code int) string {
 		return sandbox.LimitCPU
 	}
 	return ""
+}
+
+// tee writes to keep and shows to also, whose errors do not count.
+type tee struct{ keep, also io.Writer }
+
+func (t tee) Write(p []byte) (int, error) {
+	t.also.Write(p)
+	return t.keep.Write(p)
 }
 
 // capped keeps the first limit bytes written and signals full once when
