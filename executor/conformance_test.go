@@ -35,27 +35,29 @@ func localEnv(t testing.TB, db store.Store, m *executortest.Model, o executortes
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(db, blobs, nil, service.Config{})
 	sbx, sbCfg := bwraptest.New(t)
-	newExec := func() *executor.Local {
-		return executor.New(executor.Config{Service: svc, DB: db, Blobs: blobs, Sandboxes: sbx, MaxRunning: o.MaxRunning,
-			OpenModel: func(ref string) (model.Model, string, error) { return m, strings.TrimPrefix(ref, "test:"), nil },
-			Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
-			Window:    func(string) (int, bool) { return 100000, true }, TaskTimeout: o.TaskTimeout,
-		})
+	var exec *executor.Local
+	// A server: the service and the executor it runs tasks with.
+	start := func() *service.Service {
+		return service.New(db, blobs, nil, service.Config{Executor: func(svc *service.Service) service.Executor {
+			exec = executor.New(executor.Config{Service: svc, DB: db, Blobs: blobs, Sandboxes: sbx, MaxRunning: o.MaxRunning,
+				OpenModel: func(ref string) (model.Model, string, error) { return m, strings.TrimPrefix(ref, "test:"), nil },
+				Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
+				Window:    func(string) (int, bool) { return 100000, true }, TaskTimeout: o.TaskTimeout,
+			})
+			return exec
+		}})
 	}
-	exec := newExec()
-	svc.SetExecutor(exec)
+	svc := start()
 	t.Cleanup(func() { exec.Shutdown() })
-	actor := executortest.Admin(t, svc)
-	return &executortest.Env{Service: svc, Actor: actor, Queue: true,
-		Workspace: func(id string) string { return filepath.Join(sbCfg.Root, id, "workspace") },
-		Restart: func(t *testing.T) {
-			exec.Shutdown()
-			exec = newExec()
-			svc.SetExecutor(exec)
-			if err := exec.Recover(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-		}}
+	env := &executortest.Env{Service: svc, Actor: executortest.Admin(t, svc), Queue: true,
+		Workspace: func(id string) string { return filepath.Join(sbCfg.Root, id, "workspace") }}
+	env.Restart = func(t *testing.T) {
+		exec.Shutdown()
+		env.Service = start()
+		if err := exec.Recover(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env
 }

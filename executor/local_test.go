@@ -93,10 +93,10 @@ func newFixtureWith(t *testing.T, open storetest.Opener, adjust func(*executor.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{svc: service.New(db, blobs, nil, service.Config{}), db: db, data: t.TempDir(), model: &playModel{}}
+	f := &fixture{db: db, data: t.TempDir(), model: &playModel{}}
 	sbx, sbCfg := bwraptest.New(t)
 	f.sandboxes, f.sbx = sbCfg.Root, sbx
-	cfg := executor.Config{Service: f.svc, DB: db, Blobs: blobs, Sandboxes: sbx, KeepSandboxes: true,
+	cfg := executor.Config{DB: db, Blobs: blobs, Sandboxes: sbx, KeepSandboxes: true,
 		OpenModel: func(ref string) (model.Model, string, error) { return f.model, strings.TrimPrefix(ref, "test:"), nil },
 		Tokenizer: func(string) (agent.Counter, error) { return words{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },
@@ -104,8 +104,11 @@ func newFixtureWith(t *testing.T, open storetest.Opener, adjust func(*executor.C
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	f.exec = executor.New(cfg)
-	f.svc.SetExecutor(f.exec)
+	f.svc = service.New(db, blobs, nil, service.Config{Executor: func(svc *service.Service) service.Executor {
+		cfg.Service = svc
+		f.exec = executor.New(cfg)
+		return f.exec
+	}})
 	t.Cleanup(f.exec.Shutdown)
 	secret, err := f.svc.Bootstrap(t.Context(), "")
 	if err != nil {

@@ -122,10 +122,8 @@ func TestTaskStartRefusesModel(t *testing.T) {
 	e := newEnv(t, firstDriver(t))
 	m := &queueModel{}
 	sbx, sbCfg := bwraptest.New(t)
-	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: e.svc.Packages().Blobs, Sandboxes: sbx,
-		OpenModel: serverModels(m), Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil }, Window: model.ContextWindow})
-	e.svc.SetExecutor(ex)
-	t.Cleanup(ex.Shutdown)
+	e.runTasks(executor.Config{DB: e.db, Blobs: e.svc.Packages().Blobs, Sandboxes: sbx,
+		OpenModel: serverModels(m), Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil }, Window: model.ContextWindow}, nil)
 	base := "/v1/workspaces/default/agents"
 	for _, c := range []struct{ name, model, field, says string }{
 		{"demo", "scripted:demo.json", "config.model", `agent "demo" cannot use its model "scripted:demo.json" on this server: scripted models are disabled on this server (set SKILLD_ALLOW_SCRIPTED_MODELS=1`},
@@ -210,12 +208,10 @@ func TestTaskUsageCountsCompaction(t *testing.T) {
 	e := newEnv(t, firstDriver(t))
 	sbx, _ := bwraptest.New(t)
 	m := &compactingModel{}
-	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: e.svc.Packages().Blobs, Sandboxes: sbx,
+	e.runTasks(executor.Config{DB: e.db, Blobs: e.svc.Packages().Blobs, Sandboxes: sbx,
 		OpenModel: func(string) (model.Model, string, error) { return m, "test", nil },
 		Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil },
-		Window:    func(string) (int, bool) { return 0, false }})
-	e.svc.SetExecutor(ex)
-	t.Cleanup(ex.Shutdown)
+		Window:    func(string) (int, bool) { return 0, false }}, nil)
 	// A window that a dozen long tool results overflow: summaries make
 	// room for them.
 	e.must(201, "POST", "/v1/workspaces/default/agents", e.admin, map[string]any{"name": "chatty",

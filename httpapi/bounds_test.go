@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -24,11 +22,9 @@ import (
 // serveWith serves the environment again with the server adjusted.
 func (e *testEnv) serveWith(t *testing.T, adjust func(*httpapi.Server)) {
 	t.Helper()
-	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: slog.New(slog.NewTextHandler(e.logs, nil))}
+	api := &httpapi.Server{}
 	adjust(api)
-	e.srv.Close()
-	e.srv = httptest.NewServer(api.Handler())
-	t.Cleanup(e.srv.Close)
+	e.serve(api)
 }
 
 // rawRequest writes a request by hand on a new connection and returns the

@@ -18,6 +18,7 @@ import (
 
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/fsblob"
+	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/service"
@@ -67,17 +68,56 @@ func newEnvWith(t testing.TB, db store.Store) *testEnv {
 		t.Fatal(err)
 	}
 	e.github = newFakeGitHub(t)
-	e.svc = service.New(e.db, blob.Marked(blobs), &importer.GitHub{APIURL: e.github.URL}, service.Config{PathImportRoots: []string{e.pathDir}})
+	e.svc = e.newService(blob.Marked(blobs), nil)
 	e.admin, err = e.svc.Bootstrap(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Tests send many wrong tokens on purpose, all from 127.0.0.1; the
-	// failed-authentication limit has a test of its own.
-	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: slog.New(slog.NewTextHandler(e.logs, nil)), AuthFailuresPerAddress: 1 << 30}
-	e.srv = httptest.NewServer(api.Handler())
-	t.Cleanup(e.srv.Close)
+	e.serve(&httpapi.Server{})
 	return e
+}
+
+func (e *testEnv) newService(blobs blob.Store, exec func(*service.Service) service.Executor) *service.Service {
+	return service.New(e.db, blobs, &importer.GitHub{APIURL: e.github.URL}, service.Config{PathImportRoots: []string{e.pathDir}, Executor: exec})
+}
+
+// serve serves e's service with api's settings (its Service, Version and,
+// when not set, Logger and failed-authentication limit filled in), in
+// place of the server there was.
+func (e *testEnv) serve(api *httpapi.Server) {
+	if e.srv != nil {
+		e.srv.Close()
+	}
+	api.Service, api.Version = e.svc, "test"
+	if api.Logger == nil {
+		api.Logger = slog.New(slog.NewTextHandler(e.logs, nil))
+	}
+	if api.AuthFailuresPerAddress == 0 {
+		// Tests send many wrong tokens on purpose, all from 127.0.0.1;
+		// the failed-authentication limit has a test of its own.
+		api.AuthFailuresPerAddress = 1 << 30
+	}
+	e.srv = httptest.NewServer(api.Handler())
+	e.t.Cleanup(e.srv.Close)
+}
+
+// runTasks makes e's service again, over the same stores, with a local
+// executor of cfg (its Service the new service), and serves it with api
+// (nil: the defaults, the executor streaming events). The executor stops
+// at the end of the test.
+func (e *testEnv) runTasks(cfg executor.Config, api *httpapi.Server) *executor.Local {
+	var ex *executor.Local
+	e.svc = e.newService(e.svc.Packages().Blobs, func(s *service.Service) service.Executor {
+		cfg.Service = s
+		ex = executor.New(cfg)
+		return ex
+	})
+	e.t.Cleanup(ex.Shutdown)
+	if api == nil {
+		api = &httpapi.Server{Watcher: ex}
+	}
+	e.serve(api)
+	return ex
 }
 
 // response is what a test request got back.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -48,22 +47,17 @@ func newObsEnv(t *testing.T) *obsEnv {
 	t.Cleanup(func() { tp.Shutdown(context.Background()) })
 	tracer := tp.Tracer("test")
 	sbx, _ := bwraptest.New(t)
-	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: e.svc.Packages().Blobs, Sandboxes: sbx,
+	ex := e.runTasks(executor.Config{DB: e.db, Blobs: e.svc.Packages().Blobs, Sandboxes: sbx,
 		OpenModel: func(string) (agentmodel.Model, string, error) { return o.model, "test", nil },
 		Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },
 		Observer:  executor.Observers{o.metrics, tracing.Observer{Tracer: tracer}},
-	})
+	}, nil)
 	if err := o.metrics.WatchQueue(ex.Queued); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.SetExecutor(ex)
-	t.Cleanup(ex.Shutdown)
-	e.srv.Close()
 	logger := slog.New(httpapi.NewLogHandler(slog.NewJSONHandler(o.jsonLogs, nil)))
-	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: logger, Watcher: ex, Metrics: o.metrics, Tracer: tracer}
-	e.srv = httptest.NewServer(api.Handler())
-	t.Cleanup(e.srv.Close)
+	e.serve(&httpapi.Server{Logger: logger, Watcher: ex, Metrics: o.metrics, Tracer: tracer})
 	return o
 }
 

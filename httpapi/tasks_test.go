@@ -9,7 +9,6 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +19,6 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/executor"
-	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 	"github.com/skilld/skilld/store"
 )
@@ -82,17 +80,12 @@ func (e *testEnv) withExecutor(t *testing.T) *queueModel {
 	blobs := e.svc.Packages().Blobs
 	sbx, _ := bwraptest.New(t)
 	logger := slog.New(slog.NewTextHandler(e.logs, nil))
-	ex := executor.New(executor.Config{Service: e.svc, DB: e.db, Blobs: blobs, Sandboxes: sbx,
+	e.runTasks(executor.Config{DB: e.db, Blobs: blobs, Sandboxes: sbx,
 		OpenModel: func(string) (model.Model, string, error) { return m, "test", nil },
 		Tokenizer: func(string) (agent.Counter, error) { return wordCount{}, nil },
 		Window:    func(string) (int, bool) { return 100000, true },
 		Logger:    logger,
-	})
-	e.svc.SetExecutor(ex)
-	t.Cleanup(ex.Shutdown)
-	e.srv.Close()
-	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: logger, Watcher: ex}
-	e.srv = httptest.NewServer(api.Handler())
+	}, nil)
 	t.Cleanup(e.srv.Close)
 	return m
 }

@@ -33,6 +33,11 @@ type Config struct {
 	PathImportRoots []string
 	// Now returns the current time (tests fix it); default time.Now.
 	Now func() time.Time
+	// Executor makes the executor that runs started tasks, given the
+	// service it runs them for (a run reads packages and acts through
+	// it). New calls it once, so a service has its executor from the
+	// start and never changes it. Nil: tasks stay queued.
+	Executor func(*Service) Executor
 }
 
 // GitHubFetcher downloads the chosen skill folders of a GitHub repository
@@ -47,7 +52,7 @@ func New(db store.Store, blobs blob.Store, github GitHubFetcher, cfg Config) *Se
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{
+	s := &Service{
 		db:       db,
 		blobs:    blobs,
 		packages: &PackageStore{DB: db, Blobs: blobs},
@@ -55,6 +60,10 @@ func New(db store.Store, blobs blob.Store, github GitHubFetcher, cfg Config) *Se
 		cfg:      cfg,
 		lists:    newListCache(),
 	}
+	if cfg.Executor != nil {
+		s.exec = cfg.Executor(s)
+	}
+	return s
 }
 
 // Packages returns the package storage the service uses.

@@ -27,10 +27,6 @@ type Queue interface {
 	Position(taskID string) int
 }
 
-// SetExecutor connects the executor that runs started tasks. Without one,
-// tasks stay queued.
-func (s *Service) SetExecutor(e Executor) { s.exec = e }
-
 // Ready is implemented by executors that can be unable to run tasks at all
 // (no sandbox on this machine): RunTask asks it before recording a task,
 // so a task that could never run is refused, not left queued.

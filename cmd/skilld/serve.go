@@ -99,12 +99,6 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	defer db.Close()
 	defer blobs.Close()
 
-	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
-		service.Config{PathImportRoots: roots.dirs})
-	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
-		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
-		return exitFailure
-	}
 	workDir, err := sf.workDir()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
@@ -116,14 +110,25 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
-	defer obs.close(context.WithoutCancel(ctx)) // after stopTasks: the runs' spans are ended by then
+	defer obs.close(context.WithoutCancel(ctx)) // after the tasks stop: the runs' spans are ended by then
 	tf.observer = obs.observer()
-	watcher, stopTasks, err := tf.start(ctx, e, logger, svc, db, blobs, sbf, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"), *keep)
+	tasks, err := tf.prepare(ctx, e, logger, db, blobs, sbf, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"), *keep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
-	defer stopTasks()
+	defer tasks.stop()
+	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
+		service.Config{PathImportRoots: roots.dirs, Executor: tasks.make})
+	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
+		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
+		return exitFailure
+	}
+	watcher, err := tasks.start(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
+		return exitFailure
+	}
 	obs.watchQueue(watcher)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

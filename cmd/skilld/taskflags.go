@@ -72,19 +72,31 @@ func (f *taskFlags) registerExecutor(fs *flag.FlagSet) {
 	f.envErr = errors.Join(f.envErr, f.temporal.registerHeartbeat(fs))
 }
 
-// start makes serve's executor and connects it to the service. It returns
-// what streams a task's events live (nil: streams poll the log) and what
-// stops the executor.
-func (f *taskFlags) start(ctx context.Context, e *env, logger *slog.Logger, svc *service.Service, db store.Store, blobs blob.Store,
-	sbf sandboxFlags, sandboxDir, cacheDir string, keep bool) (httpapi.Watcher, func(), error) {
+// taskRuntime is serve's executor, made by the service it runs tasks for
+// (service.Config.Executor): prepare readies what it needs, service.New
+// makes it, start picks up the tasks a restart left, stop ends it.
+type taskRuntime struct {
+	// make is service.Config.Executor.
+	make func(*service.Service) service.Executor
+	// local is the executor make made, when it is the local one.
+	local *executor.Local
+	stop  func()
+}
+
+// prepare readies serve's executor: the Temporal client, or the local
+// executor's sandboxes (a machine without them runs no tasks, and says
+// why).
+func (f *taskFlags) prepare(ctx context.Context, e *env, logger *slog.Logger, db store.Store, blobs blob.Store,
+	sbf sandboxFlags, sandboxDir, cacheDir string, keep bool) (*taskRuntime, error) {
 	if f.executor == "temporal" {
 		c, err := f.temporal.dial(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		svc.SetExecutor(&skdtemporal.Executor{Client: c, TaskQueue: f.temporal.queue, DB: db, Heartbeat: f.temporal.heartbeat})
 		fmt.Fprintf(e.stderr, "skilld: tasks run on workers of task queue %q (namespace %q at %s)\n", f.temporal.queue, f.temporal.namespace, f.temporal.hostPort)
-		return nil, c.Close, nil
+		return &taskRuntime{stop: c.Close, make: func(*service.Service) service.Executor {
+			return &skdtemporal.Executor{Client: c, TaskQueue: f.temporal.queue, DB: db, Heartbeat: f.temporal.heartbeat}
+		}}, nil
 	}
 	sbx, sbErr := sbf.open(ctx, e.stderr, sandboxDir, cacheDir)
 	if sbErr != nil {
@@ -92,20 +104,33 @@ func (f *taskFlags) start(ctx context.Context, e *env, logger *slog.Logger, svc 
 	} else {
 		fmt.Fprintln(e.stderr, describe(sbx.Info()))
 	}
-	exec := newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
-		execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout, observer: f.observer, logger: logger})
-	svc.SetExecutor(exec)
-	if err := exec.Recover(ctx); err != nil {
-		if sbx != nil {
-			sbx.close()
-		}
-		return nil, nil, err
+	rt := &taskRuntime{}
+	rt.make = func(svc *service.Service) service.Executor {
+		rt.local = newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
+			execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout, observer: f.observer, logger: logger})
+		return rt.local
 	}
-	return exec, func() {
-		fmt.Fprintf(e.stderr, "skilld: letting running tasks finish for up to %s; the rest resume at the next start\n", f.shutdownTimeout)
-		exec.Drain(f.shutdownTimeout)
+	rt.stop = func() {
+		if rt.local != nil {
+			fmt.Fprintf(e.stderr, "skilld: letting running tasks finish for up to %s; the rest resume at the next start\n", f.shutdownTimeout)
+			rt.local.Drain(f.shutdownTimeout)
+		}
 		if sbx != nil {
 			sbx.close()
 		}
-	}, nil
+	}
+	return rt, nil
+}
+
+// start picks up the tasks of this server that a stop left unfinished,
+// and returns what streams a task's events live (nil: streams poll the
+// log).
+func (rt *taskRuntime) start(ctx context.Context) (httpapi.Watcher, error) {
+	if rt.local == nil {
+		return nil, nil
+	}
+	if err := rt.local.Recover(ctx); err != nil {
+		return nil, err
+	}
+	return rt.local, nil
 }

@@ -54,9 +54,10 @@ func temporalEnv(t testing.TB, c client.Client, db store.Store, m *executortest.
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := service.New(db, blobs, nil, service.Config{})
 	queue := "test-" + random()
-	svc.SetExecutor(&skdtemporal.Executor{Client: c, TaskQueue: queue, DB: db, Heartbeat: 3 * time.Second})
+	svc := service.New(db, blobs, nil, service.Config{Executor: func(*service.Service) service.Executor {
+		return &skdtemporal.Executor{Client: c, TaskQueue: queue, DB: db, Heartbeat: 3 * time.Second}
+	}})
 	sbx, sbCfg := bwraptest.New(t)
 	startWorker := func() (worker.Worker, *skdtemporal.Activities) {
 		runner := executor.New(executor.Config{Service: svc, DB: db, Blobs: blobs, Sandboxes: sbx,
