@@ -71,7 +71,12 @@ type Config struct {
 	// log, its packages, recording its end) before it fails; 0 means
 	// agent.DefaultStorageRetry.
 	StorageRetry time.Duration
-	Logger       *slog.Logger
+	// Heartbeat is how often a run touches its task's row to show it is
+	// alive (DefaultHeartbeat); AdoptEvery how often the executor looks
+	// for tasks no run holds (DefaultAdoptEvery), once Recover ran.
+	Heartbeat  time.Duration
+	AdoptEvery time.Duration
+	Logger     *slog.Logger
 	// Observer, when set, sees every run and its events (metrics,
 	// traces).
 	Observer Observer
@@ -87,6 +92,11 @@ type Local struct {
 	pool    pool
 	wg      sync.WaitGroup // the goroutines of running tasks
 	tasks   sync.WaitGroup // tasks queued or running in the background
+	// stop is closed when the executor stops waiting for its runs (Drain
+	// past its grace): what retries until the store answers gives up.
+	stop     chan struct{}
+	stopOnce sync.Once
+	adopting sync.WaitGroup // the search for tasks no run holds
 }
 
 // running is a task this executor runs now.
@@ -112,6 +122,8 @@ func New(cfg Config) *Local {
 	cfg.StorageRetry = cmp.Or(cfg.StorageRetry, agent.DefaultStorageRetry)
 	cfg.MaxRunning = cmp.Or(cfg.MaxRunning, DefaultMaxRunning)
 	cfg.TaskTimeout = cmp.Or(cfg.TaskTimeout, DefaultTaskTimeout)
+	cfg.Heartbeat = cmp.Or(cfg.Heartbeat, DefaultHeartbeat)
+	cfg.AdoptEvery = cmp.Or(cfg.AdoptEvery, DefaultAdoptEvery)
 	if cfg.Sandboxes == nil && cfg.SandboxError == nil {
 		cfg.SandboxError = skilld.Errorf(skilld.EUNAVAILABLE, "tasks cannot run: this executor has no sandbox provider")
 	}
@@ -120,6 +132,7 @@ func New(cfg Config) *Local {
 		running: map[string]*running{},
 		watch:   map[string][]chan struct{}{},
 		pool:    pool{max: cfg.MaxRunning},
+		stop:    make(chan struct{}),
 	}
 }
 

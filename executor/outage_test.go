@@ -9,6 +9,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
+	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/storetest"
@@ -63,5 +64,37 @@ func TestTaskOutlivesDatabaseOutage(t *testing.T) {
 	}
 	if last := entries[len(entries)-1]; !strings.Contains(string(last.Payload), agent.EventTaskCompleted) {
 		t.Errorf("log ends with %s", last.Payload)
+	}
+}
+
+// TestTaskEndsAfterLongOutage: PostgreSQL goes away as the model answers,
+// for longer than a task waits out storage. The run fails (its log cannot
+// take the answer) and its end cannot be recorded either; once the
+// database is back the end is recorded without a restart: the task is
+// failed, naming the write, never left running with nothing running it.
+func TestTaskEndsAfterLongOutage(t *testing.T) {
+	url, outage := storetest.PostgresOutage(t)
+	f := newFixtureWith(t, func(t *testing.T) store.Store { return storetest.OpenPostgresAt(t, url) },
+		func(c *executor.Config) { c.StorageRetry = 500 * time.Millisecond })
+	ag, _ := f.agentWithSkill(t, skilld.ToolPolicy{})
+	back := make(chan struct{})
+	f.model.steps = append(f.model.steps, func(ctx context.Context, req *model.Request) (*model.Response, error) {
+		outage.Cut()
+		go func() {
+			// Past the run's wait for its log and its end's first wait.
+			time.Sleep(3 * time.Second)
+			outage.Restore()
+			close(back)
+		}()
+		return answer("done")(ctx, req)
+	})
+	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-back
+	got := f.wait(t, task.ID, skilld.TaskFailed)
+	if got.Error == nil || !strings.Contains(got.Error.Message, "task log") {
+		t.Errorf("the task's error: %+v", got.Error)
 	}
 }

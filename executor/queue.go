@@ -145,6 +145,8 @@ func (l *Local) rejoin(ctx context.Context, held *bool) error {
 // waits for them to stop. Nothing is lost: suspended and queued tasks keep
 // their status and logs, and Recover resumes them at the next start.
 func (l *Local) Drain(timeout time.Duration) {
+	defer l.adopting.Wait()
+	defer l.halt()
 	l.mu.Lock()
 	l.pool.closed = true
 	l.mu.Unlock()
@@ -157,6 +159,7 @@ func (l *Local) Drain(timeout time.Duration) {
 		case <-time.After(timeout):
 		}
 	}
+	l.halt()
 	l.mu.Lock()
 	for _, r := range l.running {
 		r.cancel(agent.ErrSuspended)
@@ -164,6 +167,10 @@ func (l *Local) Drain(timeout time.Duration) {
 	l.mu.Unlock()
 	<-done
 }
+
+// halt tells what waits for the store to give up, and the search for
+// tasks no run holds to end.
+func (l *Local) halt() { l.stopOnce.Do(func() { close(l.stop) }) }
 
 // Shutdown suspends every running task now (Drain without a grace
 // period).

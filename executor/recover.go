@@ -12,35 +12,17 @@ import (
 // Recover picks up the tasks a previous process left: those that were
 // running or waiting for approval are resumed from their logs, ahead of
 // the queued ones, which start in the order they were created. Call it
-// once, at start, before the server takes requests.
+// once, at start, before the server takes requests; from then on the
+// executor also adopts, every AdoptEvery, the tasks no run holds (adopt).
 func (l *Local) Recover(ctx context.Context) error {
 	if err := l.Ready(); err != nil {
 		// They would only fail here; a start that can run them resumes them.
 		l.cfg.Logger.Warn("tasks left by a previous run are not resumed", "reason", skilld.ErrorMessage(err))
 		return nil
 	}
-	var resume, queued []*skilld.Task
-	for off := 0; ; off += store.MaxPageSize {
-		ws, err := l.cfg.DB.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: store.MaxPageSize, Offset: off}})
-		if err != nil {
-			return err
-		}
-		for _, w := range ws {
-			for _, st := range []skilld.TaskStatus{skilld.TaskRunning, skilld.TaskWaitingForApproval, skilld.TaskQueued} {
-				tasks, err := l.tasksIn(ctx, w.ID, st)
-				if err != nil {
-					return err
-				}
-				if st == skilld.TaskQueued {
-					queued = append(queued, tasks...)
-				} else {
-					resume = append(resume, tasks...)
-				}
-			}
-		}
-		if len(ws) < store.MaxPageSize {
-			break
-		}
+	resume, queued, err := l.unfinished(ctx)
+	if err != nil {
+		return err
 	}
 	byAge := func(a, b *skilld.Task) int { return a.CreatedAt.Compare(b.CreatedAt) }
 	slices.SortFunc(resume, byAge)
@@ -55,7 +37,35 @@ func (l *Local) Recover(ctx context.Context) error {
 	for _, t := range queued {
 		l.enqueue(ctx, t, false)
 	}
+	l.adopting.Go(func() { l.adopt(context.WithoutCancel(ctx)) })
 	return nil
+}
+
+// unfinished lists the tasks of every workspace that have not ended: those
+// started (running, waiting for approval) and those queued.
+func (l *Local) unfinished(ctx context.Context) (started, queued []*skilld.Task, err error) {
+	for off := 0; ; off += store.MaxPageSize {
+		ws, err := l.cfg.DB.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: store.MaxPageSize, Offset: off}})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, w := range ws {
+			for _, st := range []skilld.TaskStatus{skilld.TaskRunning, skilld.TaskWaitingForApproval, skilld.TaskQueued} {
+				tasks, err := l.tasksIn(ctx, w.ID, st)
+				if err != nil {
+					return nil, nil, err
+				}
+				if st == skilld.TaskQueued {
+					queued = append(queued, tasks...)
+				} else {
+					started = append(started, tasks...)
+				}
+			}
+		}
+		if len(ws) < store.MaxPageSize {
+			return started, queued, nil
+		}
+	}
 }
 
 // sweepSandboxes removes the sandboxes of tasks that have ended, or that no

@@ -118,7 +118,9 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 			obs.Ended(string(end.status))
 		}
 	}()
+	stopBeat := l.heartbeat(ctx, t.ID)
 	defer func() {
+		stopBeat()
 		if p := recover(); p != nil {
 			end = failure(skilld.Errorf(skilld.EINTERNAL, "internal error"))
 			l.cfg.Logger.Error("task panicked", "task", t.ID, "panic", p)
@@ -312,15 +314,43 @@ func (l *Local) finish(ctx context.Context, taskID string, end outcome) {
 	} else {
 		end.output, end.code = "", cmp.Or(end.code, skilld.EINTERNAL)
 	}
-	if err := l.waitOut(ctx, "the task store", func(ctx context.Context) error {
+	if err := l.untilDone(ctx, taskID, "recording the end of a task", func(ctx context.Context) error {
 		_, err := l.cfg.DB.TaskUpdate(ctx, &store.TaskUpdateParams{ID: taskID, Status: end.status, Output: &end.output, Error: &end.msg, ErrorCode: &end.code, FinishedAt: &at})
 		return err
 	}); err != nil {
-		l.cfg.Logger.Error("recording the end of a task", "task", taskID, "err", err, "cause", errors.Unwrap(err))
 		return
 	}
-	if err := l.waitOut(ctx, "the task store", func(ctx context.Context) error { return l.cfg.Service.ReleaseTask(ctx, taskID) }); err != nil {
-		l.cfg.Logger.Error("releasing the packages of a task", "task", taskID, "err", err, "cause", errors.Unwrap(err))
+	l.untilDone(ctx, taskID, "releasing the packages of a task", func(ctx context.Context) error { return l.cfg.Service.ReleaseTask(ctx, taskID) })
+}
+
+// untilDone runs a write that ends a task until it goes through: through
+// an outage of any length (waited out a StorageRetry at a time), so that a
+// task is never left running with nothing running it. It gives up on an
+// error that is not an outage, and when the executor stops (the task then
+// stays as it is, and the next start resumes it from its log, which ends
+// it again).
+func (l *Local) untilDone(ctx context.Context, taskID, what string, fn func(context.Context) error) error {
+	for attempt := 1; ; attempt++ {
+		err := l.waitOut(ctx, "the task store", fn)
+		if err == nil {
+			if attempt > 1 {
+				l.cfg.Logger.Info(what+": done once the store answered", "task", taskID, "attempts", attempt)
+			}
+			return nil
+		}
+		if skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
+			l.cfg.Logger.Error(what, "task", taskID, "err", err, "cause", errors.Unwrap(err))
+			return err
+		}
+		if attempt == 1 {
+			l.cfg.Logger.Warn(what+": the store does not answer; retrying until it does", "task", taskID, "err", err)
+		}
+		select {
+		case <-l.stop:
+			l.cfg.Logger.Warn(what+": stopping before the store answered; the next start ends the task", "task", taskID)
+			return err
+		case <-time.After(outage.Cap):
+		}
 	}
 }
 
