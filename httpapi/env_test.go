@@ -62,7 +62,14 @@ func newEnv(t *testing.T, open storetest.Opener) *testEnv {
 // newEnvWith builds the environment over an open store.
 func newEnvWith(t testing.TB, db store.Store) *testEnv {
 	t.Helper()
-	e := &testEnv{t: t, db: db, blobDir: t.TempDir(), pathDir: t.TempDir(), logs: &lockedWriter{w: &bytes.Buffer{}}}
+	return newEnvIn(t, db, t.TempDir())
+}
+
+// newEnvIn builds the environment over an open store with blobs in
+// blobDir.
+func newEnvIn(t testing.TB, db store.Store, blobDir string) *testEnv {
+	t.Helper()
+	e := &testEnv{t: t, db: db, blobDir: blobDir, pathDir: t.TempDir(), logs: &lockedWriter{w: &bytes.Buffer{}}}
 	blobs, err := fsblob.New(e.blobDir)
 	if err != nil {
 		t.Fatal(err)

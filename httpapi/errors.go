@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/exhaust"
 )
 
 // ErrorBody is the JSON shape of every error response:
@@ -126,6 +127,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if re := (*requestError)(nil); errors.As(err, &re) {
 		status, obj.Code, obj.Message, obj.Details = re.status, re.err.Code, re.err.Message, re.err.Details
 	} else {
+		if skilld.ErrorCode(err) == skilld.EINTERNAL {
+			// Out of disk or descriptors somewhere no store said so (an
+			// upload's temporary file, say): not a bug, and worth a retry.
+			err = exhaust.Unavailable(err, "the server")
+		}
 		obj.Code = skilld.ErrorCode(err)
 		status = StatusOf(obj.Code)
 		obj.Message, obj.Details = skilld.ErrorMessage(err), skilld.ErrorDetails(err)

@@ -410,7 +410,10 @@ func healthSchema() map[string]any {
 	return map[string]any{
 		"type": "object", "additionalProperties": false, "required": []string{"status", "version", "checks"},
 		"properties": map[string]any{
-			"status":  map[string]any{"type": "string", "enum": []string{"ok", "unavailable"}},
+			"status": map[string]any{"type": "string", "enum": []string{"ok", "degraded", "unavailable"},
+				"description": `"degraded" (still 200): the server answers but is short of disk space or file descriptors, as degraded says`},
+			"degraded": map[string]any{"type": "array", "items": map[string]any{"type": "string"},
+				"description": "what the server is short of, one sentence each; present only when it is"},
 			"version": map[string]any{"type": "string", "description": "the server's version"},
 			"checks": map[string]any{"type": "object", "required": []string{"db", "blobs"},
 				"description":          `"ok", or "unavailable: " and why, for each backend`,

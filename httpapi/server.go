@@ -47,6 +47,10 @@ type Server struct {
 	// (the MCP endpoint), behind the same request ids, logging, metrics
 	// and panic recovery; they authenticate themselves.
 	Mounts map[string]http.Handler
+	// Degraded, when set, says what the server is short of (disk space,
+	// file descriptors: headroom.Monitor), none when it has headroom;
+	// /healthz then answers "degraded" with the reasons.
+	Degraded func() []string
 
 	// AuthFailuresPerAddress failed token checks from one client address
 	// per AuthFailureWindow are answered 401; after them the address gets
@@ -104,7 +108,9 @@ const healthTimeout = 5 * time.Second
 
 // healthz reports whether the metadata and blob stores answer. It returns
 // 503 naming the backend that does not, so an orchestrator can route around
-// the process.
+// the process. A server that answers but is short of disk space or file
+// descriptors is "degraded", still 200: it serves, and an operator should
+// act before it stops.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
@@ -120,6 +126,14 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"status": "ok", "version": s.Version, "checks": checks}
 	if status != http.StatusOK {
 		body["status"] = "unavailable"
+	}
+	if s.Degraded != nil {
+		if short := s.Degraded(); len(short) > 0 {
+			body["degraded"] = short
+			if status == http.StatusOK {
+				body["status"] = "degraded"
+			}
+		}
 	}
 	writeJSON(w, status, body)
 }

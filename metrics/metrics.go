@@ -134,6 +134,18 @@ func (m *Metrics) WatchQueue(queued func() int) error {
 		Help: "Tasks waiting in this server's local executor for a place in the pool."}, func() float64 { return float64(queued()) }))
 }
 
+// WatchHeadroom adds skilld_disk_free_bytes{folder} and
+// skilld_descriptors_free, read from read at each scrape
+// (headroom.Monitor.Read); folders are the operator's few named folders,
+// so the labels stay bounded.
+func (m *Metrics) WatchHeadroom(folders []string, read func() (disk map[string]int64, fds int)) error {
+	disk := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "disk_free_bytes",
+		Help: "Free bytes on the file system of each of the server's folders (data, work); -1 when it cannot be read."}, []string{"folder"})
+	c := &headroomCollector{disk: disk, folders: folders, read: read,
+		fds: prometheus.NewDesc(Namespace+"_descriptors_free", "File descriptors the process may still open under its limit; -1 when unknown.", nil, nil)}
+	return m.reg.Register(c)
+}
+
 // Registry is the registry, for tests and for adding collectors.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 

@@ -174,3 +174,30 @@ func value(t *testing.T, m *metrics.Metrics, name string, labels map[string]stri
 	}
 	return total
 }
+
+// TestHeadroomSeries: free disk per named folder and free descriptors are
+// read at each scrape; a folder the reader does not know is -1.
+func TestHeadroomSeries(t *testing.T) {
+	m := metrics.New(metrics.Config{})
+	free := int64(5 << 30)
+	if err := m.WatchHeadroom([]string{"data", "work"}, func() (map[string]int64, int) {
+		return map[string]int64{"data": free}, 40
+	}); err != nil {
+		t.Fatal(err)
+	}
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		return rec.Body.String()
+	}
+	body := scrape()
+	for _, want := range []string{`skilld_disk_free_bytes{folder="data"} 5.36870912e+09`, `skilld_disk_free_bytes{folder="work"} -1`, "skilld_descriptors_free 40"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %s in\n%s", want, body)
+		}
+	}
+	free = 1 << 20
+	if body := scrape(); !strings.Contains(body, `skilld_disk_free_bytes{folder="data"} 1.048576e+06`) {
+		t.Errorf("a second scrape reads again:\n%s", body)
+	}
+}

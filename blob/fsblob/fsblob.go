@@ -21,6 +21,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/internal/blobio"
+	"github.com/skilld/skilld/internal/exhaust"
 )
 
 // File and directory modes. Blobs are immutable, so their files are
@@ -130,6 +131,9 @@ func (s *Store) Close() error { return nil }
 func (s *Store) fileError(op, digest string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return blobio.NotFound(digest, err)
+	}
+	if exhaust.Of(err) != "" {
+		return exhaust.Unavailable(err, "the blob store")
 	}
 	return &skilld.Error{
 		Code:    skilld.EINTERNAL,

@@ -12,6 +12,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/internal/blobio"
+	"github.com/skilld/skilld/internal/exhaust"
 )
 
 // Put writes r to a temp file while hashing it, makes the file durable, then
@@ -136,6 +137,9 @@ func syncDir(dir string) error {
 }
 
 func (s *Store) putError(what string, err error) error {
+	if exhaust.Of(err) != "" {
+		return exhaust.Unavailable(err, "the blob store")
+	}
 	return &skilld.Error{
 		Code:    skilld.EINTERNAL,
 		Message: fmt.Sprintf("put into blob store %s: %s: %v", s.root, what, err),

@@ -39,6 +39,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	sf.register(fs)
 	var sbf sandboxFlags
 	sbf.register(fs)
+	var hf headroomFlags
+	hf.register(fs)
 	publicDiscovery := fs.Bool("public-discovery", os.Getenv("SKILLD_PUBLIC_DISCOVERY") == "1",
 		"serve the Agent Skills discovery index of workspace \"default\" at /.well-known/agent-skills/index.json\nwithout a token (env SKILLD_PUBLIC_DISCOVERY=1)")
 	keep := fs.Bool("keep-sandboxes", os.Getenv("SKILLD_KEEP_SANDBOXES") == "1",
@@ -112,6 +114,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer obs.close(context.WithoutCancel(ctx)) // after the tasks stop: the runs' spans are ended by then
 	tf.observer = obs.observer()
+	room, err := hf.monitor(sf.data, workDir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
+		return exitFailure
+	}
+	obs.watchHeadroom(room)
 	tasks, err := tf.prepare(ctx, e, logger, db, blobs, sbf, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"), *keep)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
@@ -136,7 +144,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	api := &httpapi.Server{Service: svc, Version: versionString(), Logger: logger, Watcher: watcher,
-		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, AuthFailuresPerAddress: *authFailures, AuthFailureWindow: *authWindow, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery}
+		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, AuthFailuresPerAddress: *authFailures, AuthFailureWindow: *authWindow, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery,
+		Degraded: room.Degraded}
 	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
 	// /ui/ is the web UI (docs/UI.md); / sends a browser there.
 	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}, AllowedOrigins: allowedOrigins}),

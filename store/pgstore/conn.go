@@ -139,11 +139,14 @@ func translate(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return sqldb.ErrNoRows
 	}
-	if unavailable(err) {
-		return skilld.FromBackend(skilld.BackendDatabase,
-			&skilld.Error{Code: skilld.EUNAVAILABLE, Message: "the database is unavailable; retry shortly", Err: err})
-	}
 	var pe *pgconn.PgError
+	if unavailable(err) {
+		msg := "the database is unavailable; retry shortly"
+		if errors.As(err, &pe) && pe.Code == "53100" {
+			msg = "the database: the disk is full; retry once an operator has freed space"
+		}
+		return skilld.FromBackend(skilld.BackendDatabase, &skilld.Error{Code: skilld.EUNAVAILABLE, Message: msg, Err: err})
+	}
 	if !errors.As(err, &pe) {
 		return skilld.FromBackend(skilld.BackendDatabase, err)
 	}
@@ -178,7 +181,7 @@ func unavailable(err error) bool {
 	case errors.As(err, &pe):
 		return strings.HasPrefix(pe.Code, "08") || // connection exception
 			pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || // shutting down, crashed, starting
-			pe.Code == "53300" // too many connections
+			strings.HasPrefix(pe.Code, "53") // insufficient resources: disk full, out of memory, too many connections
 	case errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return true

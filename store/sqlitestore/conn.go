@@ -118,6 +118,16 @@ func translate(err error) error {
 	if !errors.As(err, &se) {
 		return skilld.FromBackend(skilld.BackendDatabase, err)
 	}
+	switch se.Code() & 0xff { // the primary code
+	case sqlite3.SQLITE_FULL:
+		return skilld.FromBackend(skilld.BackendDatabase,
+			&skilld.Error{Code: skilld.EUNAVAILABLE, Message: "the database: the disk is full; retry once an operator has freed space", Err: err})
+	case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR:
+		// Most often out of descriptors or space, or a file system gone
+		// read-only: the store's, not the request's, and it may pass.
+		return skilld.FromBackend(skilld.BackendDatabase,
+			&skilld.Error{Code: skilld.EUNAVAILABLE, Message: "the database cannot open, read or write its file; retry shortly", Err: err})
+	}
 	kind := ""
 	switch se.Code() {
 	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
