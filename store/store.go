@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Store is an open metadata database.
@@ -61,7 +62,15 @@ type Options struct {
 	// SkipMigrate opens the database without applying migrations (for
 	// `skilld migrate --status`).
 	SkipMigrate bool
+	// CallTimeout bounds each call to a database server (a statement, a
+	// transaction's begin and commit), so that a server that hangs makes
+	// calls fail as EUNAVAILABLE instead of hanging them; 0 means
+	// DefaultCallTimeout. Migrations are not bounded.
+	CallTimeout time.Duration
 }
+
+// DefaultCallTimeout is Options.CallTimeout's default.
+const DefaultCallTimeout = 10 * time.Second
 
 // ErrConflictingSlugs is returned (wrapped in ECONFLICT) when every slug
 // suffix from -2 to -999 is taken.

@@ -18,6 +18,10 @@ const (
 	DefaultRetryLimit = time.Minute
 )
 
+// ResponseTimeout bounds the wait for the headers of the answer to one
+// request.
+const ResponseTimeout = 10 * time.Second
+
 // Config says where the blobs live and how to reach them.
 type Config struct {
 	// Bucket must exist; the store does not create it.

@@ -55,6 +55,10 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, skilld.Errorf(skilld.EINTERNAL, "s3 blob store: %v", err)
 	}
+	// An endpoint that accepts the request and then hangs is an attempt
+	// that failed (and is retried within RetryLimit), not a wait without
+	// end: minio's default is a minute.
+	transport.ResponseHeaderTimeout = ResponseTimeout
 	lookup := minio.BucketLookupPath
 	if strings.HasSuffix(strings.Split(host, ":")[0], ".amazonaws.com") {
 		lookup = minio.BucketLookupAuto // AWS prefers virtual-host style

@@ -3,12 +3,14 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -30,24 +32,61 @@ type querier interface {
 type conn struct {
 	q     querier
 	binds *sync.Map // query text → rewritten text, shared with transactions
+	// timeout bounds each call (store.Options.CallTimeout).
+	timeout time.Duration
+}
+
+// errCallTimeout is the cause of a call's context that ran out of the
+// store's time, told apart from the caller's own deadline.
+var errCallTimeout = errors.New("call timeout")
+
+// unbounded marks a context whose calls have no timeout of the store's
+// (migrations, which may rightly take long).
+type unbounded struct{}
+
+// bound gives a call the store's deadline, unless the caller's is sooner
+// or the context is unbounded.
+func (c conn) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout <= 0 || ctx.Value(unbounded{}) != nil {
+		return ctx, func() {}
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= c.timeout {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, c.timeout, errCallTimeout)
+}
+
+// fail translates a call's error; one that ran out of the store's time is
+// EUNAVAILABLE saying so: the database hangs.
+func (c conn) fail(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), errCallTimeout) {
+		return skilld.FromBackend(skilld.BackendDatabase, &skilld.Error{Code: skilld.EUNAVAILABLE, Err: err,
+			Message: fmt.Sprintf("the database did not answer within %s; retry shortly", c.timeout)})
+	}
+	return translate(err)
 }
 
 func (c conn) Query(ctx context.Context, sql string, args ...any) (sqldb.Rows, error) {
+	ctx, cancel := c.bound(ctx)
 	rows, err := c.q.Query(ctx, c.rebind(sql), args...)
 	if err != nil {
-		return nil, translate(err)
+		cancel()
+		return nil, c.fail(ctx, err)
 	}
-	return pgRows{rows}, nil
+	return pgRows{r: rows, c: c, ctx: ctx, cancel: cancel}, nil
 }
 
 func (c conn) QueryRow(ctx context.Context, sql string, args ...any) sqldb.Row {
-	return pgRow{c.q.QueryRow(ctx, c.rebind(sql), args...)}
+	ctx, cancel := c.bound(ctx)
+	return pgRow{r: c.q.QueryRow(ctx, c.rebind(sql), args...), c: c, ctx: ctx, cancel: cancel}
 }
 
 func (c conn) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
 	tag, err := c.q.Exec(ctx, c.rebind(sql), args...)
 	if err != nil {
-		return 0, translate(err)
+		return 0, c.fail(ctx, err)
 	}
 	return tag.RowsAffected(), nil
 }
@@ -91,16 +130,18 @@ type db struct {
 	pool *pgxpool.Pool
 }
 
-func newDB(pool *pgxpool.Pool) *db {
-	return &db{conn: conn{q: pool, binds: &sync.Map{}}, pool: pool}
+func newDB(pool *pgxpool.Pool, timeout time.Duration) *db {
+	return &db{conn: conn{q: pool, binds: &sync.Map{}, timeout: timeout}, pool: pool}
 }
 
 func (d *db) Begin(ctx context.Context) (sqldb.TxConn, error) {
-	tx, err := d.pool.Begin(ctx)
+	bctx, cancel := d.bound(ctx)
+	defer cancel()
+	tx, err := d.pool.Begin(bctx)
 	if err != nil {
-		return nil, translate(err)
+		return nil, d.fail(bctx, err)
 	}
-	return txConn{conn: conn{q: tx, binds: d.binds}, tx: tx}, nil
+	return txConn{conn: conn{q: tx, binds: d.binds, timeout: d.timeout}, tx: tx}, nil
 }
 
 func (d *db) Close() error {
@@ -113,19 +154,43 @@ type txConn struct {
 	tx pgx.Tx
 }
 
-func (t txConn) Commit(ctx context.Context) error   { return translate(t.tx.Commit(ctx)) }
-func (t txConn) Rollback(ctx context.Context) error { return translate(t.tx.Rollback(ctx)) }
+func (t txConn) Commit(ctx context.Context) error {
+	ctx, cancel := t.bound(ctx)
+	defer cancel()
+	return t.fail(ctx, t.tx.Commit(ctx))
+}
 
-type pgRow struct{ r pgx.Row }
+func (t txConn) Rollback(ctx context.Context) error {
+	ctx, cancel := t.bound(ctx)
+	defer cancel()
+	return t.fail(ctx, t.tx.Rollback(ctx))
+}
 
-func (r pgRow) Scan(dest ...any) error { return translate(r.r.Scan(dest...)) }
+// pgRow is a row whose call ends (its deadline released) once scanned.
+type pgRow struct {
+	r      pgx.Row
+	c      conn
+	ctx    context.Context
+	cancel context.CancelFunc
+}
 
-type pgRows struct{ r pgx.Rows }
+func (r pgRow) Scan(dest ...any) error {
+	defer r.cancel()
+	return r.c.fail(r.ctx, r.r.Scan(dest...))
+}
+
+// pgRows are rows whose call ends once closed.
+type pgRows struct {
+	r      pgx.Rows
+	c      conn
+	ctx    context.Context
+	cancel context.CancelFunc
+}
 
 func (r pgRows) Next() bool             { return r.r.Next() }
-func (r pgRows) Scan(dest ...any) error { return translate(r.r.Scan(dest...)) }
-func (r pgRows) Err() error             { return translate(r.r.Err()) }
-func (r pgRows) Close()                 { r.r.Close() }
+func (r pgRows) Scan(dest ...any) error { return r.c.fail(r.ctx, r.r.Scan(dest...)) }
+func (r pgRows) Err() error             { return r.c.fail(r.ctx, r.r.Err()) }
+func (r pgRows) Close()                 { r.r.Close(); r.cancel() }
 
 // translate maps PostgreSQL errors onto the shared vocabulary and marks
 // those that are the database's (not a missing row or a constraint the

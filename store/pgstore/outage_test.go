@@ -1,7 +1,9 @@
 package pgstore_test
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -55,6 +57,61 @@ func TestOutage(t *testing.T) {
 	for name, call := range calls {
 		if err := call(); err != nil {
 			t.Errorf("%s after the outage: %v", name, err)
+		}
+	}
+}
+
+// TestStalledDatabase: a PostgreSQL that keeps its connections but answers
+// nothing (stopped with SIGSTOP) does not hang calls: each fails as
+// EUNAVAILABLE once the store's call timeout passes, saying so, and the
+// store works again once the database answers.
+func TestStalledDatabase(t *testing.T) {
+	url, outage := storetest.PostgresOutage(t)
+	s, err := pgstore.Open(t.Context(), url, &store.Options{CallTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outage.Stall()
+	calls := map[string]func() error{
+		"read": func() error {
+			_, err := s.WorkspaceGet(t.Context(), &store.WorkspaceGetParams{ID: ws.ID})
+			return err
+		},
+		"transaction": func() error {
+			_, err := s.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: "s", Description: "d", SourceType: skilld.SourceContent})
+			return err
+		},
+		"list": func() error {
+			_, err := s.SkillList(t.Context(), &store.SkillListParams{WorkspaceID: ws.ID, Page: store.Page{Limit: 10}})
+			return err
+		},
+	}
+	for name, call := range calls {
+		done := make(chan error, 1)
+		start := time.Now()
+		go func() { done <- call() }()
+		select {
+		case err := <-done:
+			if skilld.ErrorCode(err) != skilld.EUNAVAILABLE || !strings.Contains(skilld.ErrorMessage(err), "did not answer within 1s") {
+				t.Errorf("%s on a stalled database: %v (code %s)", name, err, skilld.ErrorCode(err))
+			}
+			t.Logf("%s gave up after %v", name, time.Since(start).Round(time.Millisecond))
+		case <-time.After(time.Minute):
+			t.Fatalf("%s on a stalled database hangs", name)
+		}
+	}
+	outage.Resume()
+	for name, call := range calls {
+		if name == "transaction" {
+			continue // it may have been committed before the stall held its answer
+		}
+		if err := call(); err != nil {
+			t.Errorf("%s once the database answers: %v", name, err)
 		}
 	}
 }

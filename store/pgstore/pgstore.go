@@ -4,6 +4,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"fmt"
@@ -55,7 +56,7 @@ func Open(ctx context.Context, url string, opts *store.Options) (*Store, error) 
 		pool.Close()
 		return nil, err
 	}
-	s, err := sqldb.New(newDB(pool), &sqldb.Dialect{
+	s, err := sqldb.New(newDB(pool, cmp.Or(opts.CallTimeout, store.DefaultCallTimeout)), &sqldb.Dialect{
 		LockShared:     "FOR SHARE",
 		Explain:        "EXPLAIN",
 		ExplainColumns: 1,
@@ -66,7 +67,7 @@ func Open(ctx context.Context, url string, opts *store.Options) (*Store, error) 
 		return nil, err
 	}
 	if !opts.SkipMigrate {
-		if _, err := s.Migrate(ctx); err != nil {
+		if _, err := s.Migrate(context.WithValue(ctx, unbounded{}, true)); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("postgres: %w", err)
 		}

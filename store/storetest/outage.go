@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"errors"
-	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -20,6 +19,39 @@ type Outage struct {
 	mu    sync.Mutex
 	ln    net.Listener
 	conns map[net.Conn]bool
+	// stalled, when not nil, holds every byte until it is closed: a
+	// server that is there but does not answer (SIGSTOP).
+	stalled chan struct{}
+}
+
+// Stall keeps connections open but forwards nothing, either way, until
+// Resume: a database that hangs rather than goes away.
+func (o *Outage) Stall() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stalled == nil {
+		o.stalled = make(chan struct{})
+	}
+}
+
+// Resume forwards again what a Stall held.
+func (o *Outage) Resume() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stalled != nil {
+		close(o.stalled)
+		o.stalled = nil
+	}
+}
+
+// hold waits while the proxy is stalled.
+func (o *Outage) hold() {
+	o.mu.Lock()
+	ch := o.stalled
+	o.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
 }
 
 // PostgresOutage returns a URL of a fresh schema (as FreshPostgresURL)
@@ -39,6 +71,7 @@ func PostgresOutage(t testing.TB) (string, *Outage) {
 	o.addr = ln.Addr().String()
 	o.serve(ln)
 	t.Cleanup(o.Cut)
+	t.Cleanup(o.Resume)
 	u.Host = o.addr
 	return u.String(), o
 }
@@ -101,7 +134,22 @@ func (o *Outage) pipe(c net.Conn) {
 	o.conns[c], o.conns[up] = true, true
 	o.mu.Unlock()
 	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) { io.Copy(dst, src); done <- struct{}{} }
+	cp := func(dst, src net.Conn) {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				o.hold()
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		done <- struct{}{}
+	}
 	go cp(up, c)
 	go cp(c, up)
 	<-done
