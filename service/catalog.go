@@ -164,6 +164,9 @@ func (s *Service) ListCatalogItems(ctx context.Context, a Actor, p ListCatalogIt
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
+	if err := s.limitSearches(a, p.Search); err != nil {
+		return nil, err
+	}
 	query := filterDigest(p.Search, p.Registry)
 	pg, norm, err := keyed(Page{Page: p.Page, PageSize: p.PageSize}, p.PageToken, "catalog", query)
 	if err != nil {

@@ -31,6 +31,9 @@ func (s *Service) ImportGitHub(ctx context.Context, a Actor, p ImportGitHubParam
 	if s.github == nil {
 		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "GitHub imports are not configured on this server")
 	}
+	if err := s.limitImports(a); err != nil {
+		return nil, err
+	}
 	src, err := importer.ParseGitHubURL(p.URL)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ type Service struct {
 	cfg      Config
 	auth     authCache
 	lists    listCache
+	rates    rateLimits
 }
 
 // Config holds the service's settings; the zero value is safe.
@@ -38,6 +39,8 @@ type Config struct {
 	// it). New calls it once, so a service has its executor from the
 	// start and never changes it. Nil: tasks stay queued.
 	Executor func(*Service) Executor
+	// Rates bound expensive operations per workspace (imports, searches).
+	Rates Rates
 }
 
 // GitHubFetcher downloads the chosen skill folders of a GitHub repository

@@ -107,6 +107,9 @@ func (s *Service) ListSkills(ctx context.Context, a Actor, p ListSkillsParams) (
 	if p.SourceType != "" && !p.SourceType.Valid() {
 		return nil, invalidField("source_type", "source_type must be content, zip, github, path or catalog, not %q", p.SourceType)
 	}
+	if err := s.limitSearches(a, p.Search); err != nil {
+		return nil, err
+	}
 	pg, norm, err := Page{Page: p.Page, PageSize: p.PageSize}.normalize()
 	if err != nil {
 		return nil, err

@@ -96,6 +96,9 @@ func (s *Service) ImportPath(ctx context.Context, a Actor, p ImportPathParams) (
 	if len(s.cfg.PathImportRoots) == 0 {
 		return nil, skilld.Errorf(skilld.EFORBIDDEN, "importing from server paths is disabled (start the server with --path-import-root)")
 	}
+	if err := s.limitImports(a); err != nil {
+		return nil, err
+	}
 	dir, err := s.allowedPath(p.Path)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	sbf.register(fs)
 	var hf headroomFlags
 	hf.register(fs)
+	importRate := fs.Int("import-rate", envInt("SKILLD_IMPORT_RATE", service.DefaultImportsPerMinute),
+		"skill imports (GitHub, server folders) one workspace may start per minute; past it 429 with Retry-After;\n-1 for no limit (env SKILLD_IMPORT_RATE)")
+	searchRate := fs.Int("search-rate", envInt("SKILLD_SEARCH_RATE", service.DefaultSearchesPerMinute),
+		"skill and catalog searches one workspace may make per minute; past it 429 with Retry-After; -1 for no limit\n(env SKILLD_SEARCH_RATE)")
 	publicDiscovery := fs.Bool("public-discovery", os.Getenv("SKILLD_PUBLIC_DISCOVERY") == "1",
 		"serve the Agent Skills discovery index of workspace \"default\" at /.well-known/agent-skills/index.json\nwithout a token (env SKILLD_PUBLIC_DISCOVERY=1)")
 	keep := fs.Bool("keep-sandboxes", os.Getenv("SKILLD_KEEP_SANDBOXES") == "1",
@@ -90,6 +94,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageErrorf(fs, "--auth-failures-per-address must be positive, not %d", *authFailures)
 	case *authWindow <= 0:
 		return usageErrorf(fs, "--auth-failure-window must be positive, not %s", *authWindow)
+	case *importRate == 0 || *importRate < -1:
+		return usageErrorf(fs, "--import-rate must be a positive count per minute, or -1 for no limit, not %d", *importRate)
+	case *searchRate == 0 || *searchRate < -1:
+		return usageErrorf(fs, "--search-rate must be a positive count per minute, or -1 for no limit, not %d", *searchRate)
 	case *inFlight < httpapi.MaxArchiveBody:
 		return usageErrorf(fs, "--max-body-bytes-in-flight must be at least %d, the largest upload, not %d", httpapi.MaxArchiveBody, *inFlight)
 	}
@@ -127,7 +135,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer tasks.stop()
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
-		service.Config{PathImportRoots: roots.dirs, Executor: tasks.make})
+		service.Config{PathImportRoots: roots.dirs, Executor: tasks.make, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
 	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
