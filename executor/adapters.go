@@ -92,9 +92,13 @@ type taskOutputs struct {
 	blobs  blob.Store
 	db     service.TaskRecords
 	taskID string
+	budget *outputBudget
 }
 
 func (o taskOutputs) Put(ctx context.Context, text string) (string, error) {
+	if err := o.budget.take(int64(len(text))); err != nil {
+		return "", err
+	}
 	id, err := agent.BlobOutputs{Blobs: o.blobs}.Put(ctx, text)
 	if err != nil {
 		return "", err

@@ -74,9 +74,13 @@ type Config struct {
 	// Heartbeat is how often a run touches its task's row to show it is
 	// alive (DefaultHeartbeat); AdoptEvery how often the executor looks
 	// for tasks no run holds (DefaultAdoptEvery), once Recover ran.
-	Heartbeat  time.Duration
-	AdoptEvery time.Duration
-	Logger     *slog.Logger
+	// OutputBudget bounds the bytes of large tool outputs one task keeps
+	// (DefaultOutputBudget): a task past it is stopped, failed with
+	// too_large.
+	OutputBudget int64
+	Heartbeat    time.Duration
+	AdoptEvery   time.Duration
+	Logger       *slog.Logger
 	// Observer, when set, sees every run and its events (metrics,
 	// traces).
 	Observer Observer
@@ -123,6 +127,7 @@ func New(cfg Config) *Local {
 	cfg.MaxRunning = cmp.Or(cfg.MaxRunning, DefaultMaxRunning)
 	cfg.TaskTimeout = cmp.Or(cfg.TaskTimeout, DefaultTaskTimeout)
 	cfg.Heartbeat = cmp.Or(cfg.Heartbeat, DefaultHeartbeat)
+	cfg.OutputBudget = cmp.Or(cfg.OutputBudget, DefaultOutputBudget)
 	cfg.AdoptEvery = cmp.Or(cfg.AdoptEvery, DefaultAdoptEvery)
 	if cfg.Sandboxes == nil && cfg.SandboxError == nil {
 		cfg.SandboxError = skilld.Errorf(skilld.EUNAVAILABLE, "tasks cannot run: this executor has no sandbox provider")

@@ -105,6 +105,7 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	// fails unless the run says otherwise.
 	end := outcome{status: skilld.TaskFailed}
 	var sb sandbox.Sandbox
+	var budget *outputBudget
 	fenced := false // another run owns the task now
 	obs := l.observeRun(ctx, t)
 	// Deferred first, so it runs last: after the status is decided below.
@@ -137,6 +138,8 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 		}
 		switch cause := context.Cause(ctx); {
 		case end.status == skilld.TaskCompleted:
+		case errors.Is(cause, errOutputBudget):
+			end = failure(skilld.Errorf(skilld.ETOOLARGE, "%s", budget.spent()))
 		case errors.Is(cause, errTimedOut):
 			// Like a run over its model calls, a run over its time went
 			// past a limit of the run: too_large.
@@ -163,7 +166,15 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	if len(past) > 0 {
 		next = past[len(past)-1].Seq + 1
 	}
-	a, s, err := l.agentFor(ctx, t, opts, next, obs)
+	l.mu.Lock()
+	reg := l.running[t.ID]
+	l.mu.Unlock()
+	budget = l.newOutputBudget(ctx, past, func(cause error) {
+		if reg != nil {
+			reg.cancel(cause)
+		}
+	})
+	a, s, err := l.agentFor(ctx, t, opts, next, obs, budget)
 	sb = s
 	if sb != nil && opts.OnSandbox != nil {
 		opts.OnSandbox(sb)
@@ -367,7 +378,7 @@ func (l *Local) release(taskID string, sb sandbox.Sandbox, keep bool) {
 // agentFor builds the runtime for a task from its snapshot (its log goes
 // on at sequence number next), with its sandbox (returned for the caller
 // to release, also when the agent could not be built).
-func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, next int64, obs RunObserver) (*agent.Agent, sandbox.Sandbox, error) {
+func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, next int64, obs RunObserver, budget *outputBudget) (*agent.Agent, sandbox.Sandbox, error) {
 	snap, err := service.TaskSnapshot(t)
 	if err != nil {
 		return nil, nil, err
@@ -415,7 +426,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: observedSandbox{Sandbox: sb, obs: obs}, SandboxInfo: &info,
-		Tokenizer: rm.counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
+		Tokenizer: rm.counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID, budget: budget}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
 		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate, Tools: tools,
 	})
 	return a, sb, err

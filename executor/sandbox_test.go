@@ -171,3 +171,27 @@ func TestSweepEndedSandboxes(t *testing.T) {
 		t.Errorf("the task that had not ended lost its sandbox: %q", out)
 	}
 }
+
+// TestOutputBudget: a task that stores more large tool outputs than
+// --task-output-budget allows is stopped and fails too_large, saying so.
+func TestOutputBudget(t *testing.T) {
+	f := newFixtureWith(t, sqlite, func(c *executor.Config) { c.OutputBudget = 50_000 })
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "noisy", Config: skilld.AgentConfig{Model: "test:m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy := call(agent.ToolShell, map[string]string{"command": "yes | head -c 20000"})
+	f.model.steps = append(f.model.steps, noisy, noisy, noisy, noisy, answer("never"))
+	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.wait(t, task.ID, skilld.TaskFailed)
+	if got.Error == nil || got.Error.Code != skilld.ETOOLARGE || !strings.Contains(got.Error.Message, "--task-output-budget") ||
+		!strings.Contains(got.Error.Message, "at most 50000 bytes") {
+		t.Errorf("the task's error: %+v", got.Error)
+	}
+	if f.model.n != 3 {
+		t.Errorf("the model was asked %d times; the third output should have stopped the task", f.model.n)
+	}
+}

@@ -86,6 +86,7 @@ type execOptions struct {
 	network, keep bool
 	maxRunning    int
 	taskTimeout   time.Duration
+	outputBudget  int64
 	// observer and logger, when set, are the executor's (serve, worker).
 	observer executor.Observer
 	logger   *slog.Logger
@@ -98,7 +99,7 @@ func newExecutor(svc *service.Service, db store.Store, blobs blob.Store, sbx *sa
 	cfg := executor.Config{
 		Service: svc, DB: db, Blobs: blobs, SandboxError: sbErr, AllowNetwork: o.network, KeepSandboxes: o.keep,
 		OpenModel: m.open, Tokenizer: m.counter, Window: model.ContextWindow,
-		MaxRunning: o.maxRunning, TaskTimeout: o.taskTimeout, Observer: o.observer, Logger: o.logger,
+		MaxRunning: o.maxRunning, TaskTimeout: o.taskTimeout, OutputBudget: o.outputBudget, Observer: o.observer, Logger: o.logger,
 	}
 	if sbx != nil {
 		cfg.Sandboxes = sbx.Provider

@@ -15,6 +15,7 @@ import (
 	"github.com/skilld/skilld/executor"
 	skdtemporal "github.com/skilld/skilld/executor/temporal"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
 )
@@ -25,6 +26,8 @@ type taskFlags struct {
 	temporal        temporalFlags
 	maxRunning      int
 	taskTimeout     time.Duration
+	outputBudget    string
+	outputBytes     int64 // outputBudget, parsed by check
 	shutdownTimeout time.Duration
 	envErr          error
 	// observer is what the local executor reports to (set by serve).
@@ -40,6 +43,8 @@ func (f *taskFlags) register(fs *flag.FlagSet) {
 		"tasks run at once; the others wait, queued, first come first served (env SKILLD_MAX_RUNNING_TASKS)")
 	fs.DurationVar(&f.taskTimeout, "task-timeout", executor.DefaultTaskTimeout,
 		"how long a task may run from its start when its agent sets no config.timeout, and the most any task\nmay run whatever its agent's config.timeout (env SKILLD_TASK_TIMEOUT)")
+	fs.StringVar(&f.outputBudget, "task-output-budget", cmp.Or(os.Getenv("SKILLD_TASK_OUTPUT_BUDGET"), "256MiB"),
+		"the most large tool outputs (kept as blobs) one task may store; a task past it is stopped and fails\n(env SKILLD_TASK_OUTPUT_BUDGET)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", DefaultShutdownTimeout,
 		"on stop, how long running tasks may go on before they are suspended, to resume at the next start\n(env SKILLD_SHUTDOWN_TIMEOUT)")
 	f.envErr = envFlags(fs, map[string]string{"max-running-tasks": "SKILLD_MAX_RUNNING_TASKS", "task-timeout": "SKILLD_TASK_TIMEOUT", "shutdown-timeout": "SKILLD_SHUTDOWN_TIMEOUT"})
@@ -55,6 +60,8 @@ func (f *taskFlags) check() error {
 		return fmt.Errorf("--max-running-tasks must be at least 1, not %d", f.maxRunning)
 	case f.taskTimeout < time.Second || f.taskTimeout > service.MaxTaskTimeout:
 		return fmt.Errorf("--task-timeout must be from 1s to %s, not %s", service.MaxTaskTimeout, f.taskTimeout)
+	case !f.parseOutputBudget():
+		return fmt.Errorf("--task-output-budget must be a size of at least 1MiB, such as 256MiB, not %q", f.outputBudget)
 	case f.temporal.heartbeat < 0:
 		return fmt.Errorf("--temporal-heartbeat must not be negative")
 	case f.shutdownTimeout < 0:
@@ -107,7 +114,7 @@ func (f *taskFlags) prepare(ctx context.Context, e *env, logger *slog.Logger, db
 	rt := &taskRuntime{}
 	rt.make = func(svc *service.Service) service.Executor {
 		rt.local = newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
-			execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout, observer: f.observer, logger: logger})
+			execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout, outputBudget: f.outputBytes, observer: f.observer, logger: logger})
 		return rt.local
 	}
 	rt.stop = func() {
@@ -133,4 +140,12 @@ func (rt *taskRuntime) start(ctx context.Context) (httpapi.Watcher, error) {
 		return nil, err
 	}
 	return rt.local, nil
+}
+
+// parseOutputBudget reads --task-output-budget into outputBytes, and
+// reports whether it is a size of at least 1 MiB.
+func (f *taskFlags) parseOutputBudget() bool {
+	n, err := sandbox.ParseSize(f.outputBudget)
+	f.outputBytes = n
+	return err == nil && n >= 1<<20
 }

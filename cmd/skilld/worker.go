@@ -80,7 +80,7 @@ func runWorker(ctx context.Context, e *env, args []string) int {
 	defer c.Close()
 	svc := service.New(db, blobs, nil, service.Config{})
 	runner := newExecutor(svc, db, blobs, sbx, nil, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
-		execOptions{network: sbf.network, keep: *keep, taskTimeout: xf.taskTimeout, observer: obs.observer(), logger: logger})
+		execOptions{network: sbf.network, keep: *keep, taskTimeout: xf.taskTimeout, outputBudget: xf.outputBytes, observer: obs.observer(), logger: logger})
 	acts := &skdtemporal.Activities{Runner: runner, DB: db, Logger: logger}
 	// On stop, steps in flight get --shutdown-timeout to finish; then the
 	// runs are suspended, and other workers take them over.
