@@ -1,7 +1,9 @@
 package pgstore_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,5 +115,60 @@ func TestStalledDatabase(t *testing.T) {
 		if err := call(); err != nil {
 			t.Errorf("%s once the database answers: %v", name, err)
 		}
+	}
+}
+
+// TestEditsAfterRestart: right after PostgreSQL restarts (every pooled
+// connection broken at once), edits of skills that exist are never told
+// the skill is not found: each either goes through or fails as
+// EUNAVAILABLE.
+func TestEditsAfterRestart(t *testing.T) {
+	url, outage := storetest.PostgresOutage(t)
+	s, err := pgstore.Open(t.Context(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ws, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 65 {
+		sk, err := s.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: fmt.Sprint("s", i), Description: "d", SourceType: skilld.SourceContent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sk.ID)
+	}
+	for round := range 3 {
+		// Fill the pool with open connections, then break them all.
+		var wg sync.WaitGroup
+		for _, id := range ids {
+			wg.Go(func() { s.SkillGet(t.Context(), &store.SkillGetParams{WorkspaceID: ws.ID, ID: id}) })
+		}
+		wg.Wait()
+		outage.Cut()
+		outage.Restore()
+		desc := fmt.Sprint("edited ", round)
+		errs := make(chan error, len(ids))
+		for _, id := range ids {
+			wg.Go(func() {
+				_, err := s.SkillUpdate(t.Context(), &store.SkillUpdateParams{WorkspaceID: ws.ID, ID: id, Description: &desc})
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		failed := 0
+		for err := range errs {
+			if err != nil {
+				failed++
+			}
+			if err != nil && skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
+				t.Errorf("round %d: an edit of an existing skill: %v (code %s)", round, err, skilld.ErrorCode(err))
+			}
+		}
+		t.Logf("round %d: %d of %d edits met a broken connection", round, failed, len(ids))
 	}
 }
