@@ -37,6 +37,17 @@ type TaskQueries interface {
 	// TaskCountByStatus counts the tasks of every workspace by status, in
 	// one query (statuses without tasks are absent).
 	TaskCountByStatus(ctx context.Context) (map[skilld.TaskStatus]int, error)
+	// TaskDelete removes a finished task with its log, its outputs and
+	// any package pins it still holds, in one transaction, and returns the
+	// digests those named, for the caller to free once nothing else
+	// refers to them (rows first: a blob is never removed while a row
+	// names it). ENOTFOUND when the task is missing (deleting twice is
+	// ENOTFOUND the second time); ECONFLICT (ErrTaskNotFinished) when it
+	// is queued, running or waiting, whose run still writes to it.
+	TaskDelete(ctx context.Context, p *TaskDeleteParams) (*TaskDeleteResult, error)
+	// TaskListFinished returns the IDs of a workspace's finished tasks
+	// that finished before Before, the oldest first, at most Limit.
+	TaskListFinished(ctx context.Context, p *TaskListFinishedParams) ([]string, error)
 }
 
 type TaskCreateParams struct {
@@ -103,6 +114,29 @@ type TaskLogAppendParams struct {
 // ErrLogMoved is the cause of an append refused because the log already
 // has an entry at ExpectSeq.
 var ErrLogMoved = errors.New("the task log has moved on")
+
+// TaskDeleteParams name the task; with WorkspaceID set, only in that
+// workspace.
+type TaskDeleteParams struct{ WorkspaceID, ID string }
+
+// TaskDeleteResult is what a deleted task referred to.
+type TaskDeleteResult struct {
+	// Outputs are the blob digests of its large outputs.
+	Outputs []string
+	// Packages are the package digests it had not released yet (a task
+	// whose end did not get to release them).
+	Packages []string
+}
+
+// ErrTaskNotFinished is the cause of a refused TaskDelete: the task's run
+// is not over.
+var ErrTaskNotFinished = errors.New("the task has not finished")
+
+type TaskListFinishedParams struct {
+	WorkspaceID string
+	Before      time.Time
+	Limit       int
+}
 
 type TaskLogListParams struct {
 	TaskID   string

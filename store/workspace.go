@@ -15,6 +15,9 @@ type WorkspaceQueries interface {
 	WorkspaceGet(ctx context.Context, p *WorkspaceGetParams) (*skilld.Workspace, error)
 	// WorkspaceList lists workspaces by name.
 	WorkspaceList(ctx context.Context, p *WorkspaceListParams) ([]*skilld.Workspace, error)
+	// WorkspaceUpdate changes what is set and returns the workspace.
+	// ENOTFOUND when there is none.
+	WorkspaceUpdate(ctx context.Context, p *WorkspaceUpdateParams) (*skilld.Workspace, error)
 	// WorkspaceDelete removes a workspace and everything it owns.
 	// ENOTFOUND when there is none.
 	WorkspaceDelete(ctx context.Context, p *WorkspaceDeleteParams) error
@@ -25,5 +28,12 @@ type WorkspaceCreateParams struct{ Name string }
 type WorkspaceGetParams struct{ ID, Name string }
 
 type WorkspaceListParams struct{ Page Page }
+
+type WorkspaceUpdateParams struct {
+	ID string
+	// TaskRetention, when not nil, replaces the workspace's task
+	// retention ("" for the server's).
+	TaskRetention *string
+}
 
 type WorkspaceDeleteParams struct{ ID string }

@@ -58,6 +58,7 @@ func Open(ctx context.Context, url string, opts *store.Options) (*Store, error) 
 	}
 	s, err := sqldb.New(newDB(pool, cmp.Or(opts.CallTimeout, store.DefaultCallTimeout)), &sqldb.Dialect{
 		LockShared:     "FOR SHARE",
+		LockUpdate:     "FOR UPDATE",
 		Explain:        "EXPLAIN",
 		ExplainColumns: 1,
 		MigrationLock:  fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", migrationLockKey),

@@ -44,6 +44,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ConcurrentTaskLog", func(t *testing.T) { testConcurrentTaskLog(t, open) })
 	t.Run("TaskPackages", func(t *testing.T) { testTaskPackages(t, open) })
 	t.Run("TaskOutputs", func(t *testing.T) { testTaskOutputs(t, open) })
+	t.Run("TaskDelete", func(t *testing.T) { testTaskDelete(t, open) })
+	t.Run("TaskListFinished", func(t *testing.T) { testTaskListFinished(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
 	t.Run("WorkspaceIsolation", func(t *testing.T) { testWorkspaceIsolation(t, open) })

@@ -54,6 +54,27 @@ func testWorkspaces(t *testing.T, open Opener) {
 		t.Errorf("page 2 of names in byte order = %v", names(list))
 	}
 
+	// Settings change only when given.
+	if a.TaskRetention != "" {
+		t.Errorf("a new workspace's task retention is %q, want the server's", a.TaskRetention)
+	}
+	week := "168h"
+	got = must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID, TaskRetention: &week}))
+	if got.TaskRetention != week || got.Name != "alpha" {
+		t.Errorf("updated %+v", got)
+	}
+	got = must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID}))
+	if got.TaskRetention != week {
+		t.Errorf("an empty update changed the retention: %+v", got)
+	}
+	if list := must[[]*skilld.Workspace](t)(s.WorkspaceList(ctx(t), &store.WorkspaceListParams{})); list[1].TaskRetention != week || list[2].TaskRetention != "" {
+		t.Errorf("listed retentions %q, %q", list[1].TaskRetention, list[2].TaskRetention)
+	}
+	_, err = s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: "missing", TaskRetention: &week})
+	wantCode(t, err, skilld.ENOTFOUND)
+	_, err = s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: "missing"})
+	wantCode(t, err, skilld.ENOTFOUND)
+
 	// Deleting a workspace takes everything it owns with it.
 	sk := newSkill(t, s, a.ID, "doomed")
 	if err := s.WorkspaceDelete(ctx(t), &store.WorkspaceDeleteParams{ID: a.ID}); err != nil {

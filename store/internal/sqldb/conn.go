@@ -58,6 +58,10 @@ type Dialect struct {
 	// LockShared is appended to a SELECT to take a shared row lock
 	// ("FOR SHARE"); empty where the database serializes writers anyway.
 	LockShared string
+	// LockUpdate is appended to a SELECT to lock the rows it reads for a
+	// change or a delete ("FOR UPDATE"); empty where the database
+	// serializes writers anyway.
+	LockUpdate string
 	// Explain prefixes a statement to get its query plan, which comes back
 	// as rows of ExplainColumns columns, the last one describing the node.
 	Explain        string

@@ -248,3 +248,54 @@ func (q *Queries) TaskCountByStatus(ctx context.Context) (map[skilld.TaskStatus]
 	}
 	return out, nil
 }
+
+// doneStatuses are the statuses of finished tasks (skilld.TaskStatus.Done).
+var doneStatuses = []any{skilld.TaskCompleted, skilld.TaskFailed, skilld.TaskCancelled}
+
+// TaskDelete locks the task's row first, so that its status cannot change
+// and no output can be added (the foreign key check waits for the lock)
+// between reading what it refers to and deleting it; the log, outputs and
+// package pins go with the row (ON DELETE CASCADE).
+func (q *Queries) TaskDelete(ctx context.Context, p *store.TaskDeleteParams) (*store.TaskDeleteResult, error) {
+	res := &store.TaskDeleteResult{}
+	err := q.tx(ctx, func(q *Queries) error {
+		cond, args := `id = ?`, []any{p.ID}
+		if p.WorkspaceID != "" {
+			cond, args = cond+` AND workspace_id = ?`, append(args, p.WorkspaceID)
+		}
+		var status skilld.TaskStatus
+		if err := q.c.QueryRow(ctx, `SELECT status FROM tasks WHERE `+cond+` `+q.d.LockUpdate, args...).Scan(&status); err != nil {
+			return notFound(err, "task %q", p.ID)
+		}
+		if !status.Done() {
+			return &skilld.Error{Code: skilld.ECONFLICT, Err: store.ErrTaskNotFinished,
+				Message: fmt.Sprintf("task %s is %s, not finished: cancel it first", p.ID, status)}
+		}
+		rows, err := q.c.Query(ctx, `SELECT digest FROM task_outputs WHERE task_id = ? ORDER BY digest`, p.ID)
+		if res.Outputs, err = collect(rows, err, scanValue[string]); err != nil {
+			return internal(err, "reading the outputs of task %s", p.ID)
+		}
+		rows, err = q.c.Query(ctx, `SELECT package_digest FROM task_packages WHERE task_id = ? ORDER BY package_digest`, p.ID)
+		if res.Packages, err = collect(rows, err, scanValue[string]); err != nil {
+			return internal(err, "reading the packages of task %s", p.ID)
+		}
+		_, err = q.c.Exec(ctx, `DELETE FROM tasks WHERE id = ?`, p.ID)
+		return internal(err, "deleting task %s", p.ID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (q *Queries) TaskListFinished(ctx context.Context, p *store.TaskListFinishedParams) ([]string, error) {
+	limit := p.Limit
+	if limit <= 0 || limit > store.MaxPageSize {
+		limit = store.MaxPageSize
+	}
+	args := append([]any{p.WorkspaceID, p.Before.UTC()}, doneStatuses...)
+	rows, err := q.c.Query(ctx, `SELECT id FROM tasks WHERE workspace_id = ? AND finished_at < ? AND status IN (`+placeholders(len(doneStatuses))+`)
+		ORDER BY finished_at LIMIT ?`, append(args, limit)...)
+	ids, err := collect(rows, err, scanValue[string])
+	return ids, internal(err, "listing the finished tasks of workspace %q", p.WorkspaceID)
+}

@@ -7,11 +7,11 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-const workspaceColumns = `id, name, created_at`
+const workspaceColumns = `id, name, task_retention, created_at`
 
 func scanWorkspace(r Row) (*skilld.Workspace, error) {
 	var w skilld.Workspace
-	if err := r.Scan(&w.ID, &w.Name, &w.CreatedAt); err != nil {
+	if err := r.Scan(&w.ID, &w.Name, &w.TaskRetention, &w.CreatedAt); err != nil {
 		return nil, err
 	}
 	w.CreatedAt = utc(w.CreatedAt)
@@ -42,6 +42,15 @@ func (q *Queries) WorkspaceList(ctx context.Context, p *store.WorkspaceListParam
 	rows, err := q.c.Query(ctx, `SELECT `+workspaceColumns+` FROM workspaces ORDER BY name LIMIT ? OFFSET ?`, pg.Limit, pg.Offset)
 	ws, err := collect(rows, err, scanWorkspace)
 	return ws, internal(err, "listing workspaces")
+}
+
+func (q *Queries) WorkspaceUpdate(ctx context.Context, p *store.WorkspaceUpdateParams) (*skilld.Workspace, error) {
+	if p.TaskRetention == nil {
+		return q.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: p.ID})
+	}
+	w, err := scanWorkspace(q.c.ExecRow(ctx, `UPDATE workspaces SET task_retention = ? WHERE id = ? RETURNING `+workspaceColumns,
+		*p.TaskRetention, p.ID))
+	return w, notFound(err, "workspace %q", p.ID)
 }
 
 func (q *Queries) WorkspaceDelete(ctx context.Context, p *store.WorkspaceDeleteParams) error {
