@@ -95,15 +95,31 @@ type taskOutputs struct {
 	budget *outputBudget
 }
 
+// Put stores the output, records it, and then makes sure its blob is still
+// there: the same bytes may have been another task's output, removed with
+// that task after this Put found them stored and before the record
+// committed (the record waits out such a removal, so a check after it
+// sees what the removal did).
 func (o taskOutputs) Put(ctx context.Context, text string) (string, error) {
 	if err := o.budget.take(int64(len(text))); err != nil {
 		return "", err
 	}
-	id, err := agent.BlobOutputs{Blobs: o.blobs}.Put(ctx, text)
+	outputs := agent.BlobOutputs{Blobs: o.blobs}
+	id, err := outputs.Put(ctx, text)
 	if err != nil {
 		return "", err
 	}
-	return id, o.db.TaskOutputAdd(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id})
+	if err := o.db.TaskOutputAdd(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id}); err != nil {
+		return "", err
+	}
+	_, err = o.blobs.Stat(ctx, id)
+	if errors.Is(err, blob.ErrNotFound) {
+		_, err = outputs.Put(ctx, text)
+	}
+	if err != nil {
+		return "", err
+	}
+	return id, nil
 }
 
 func (o taskOutputs) Get(ctx context.Context, id string) (string, error) {

@@ -215,12 +215,22 @@ func (q *Queries) TaskLogList(ctx context.Context, p *store.TaskLogListParams) (
 	return es, internal(err, "reading the log of task %q", p.TaskID)
 }
 
+// TaskOutputAdd takes the blob guard shared, as a package commit does: a
+// cleanup deleting unreferenced blobs (a deleted task's outputs, fsck
+// --repair) holds it exclusively, so the reference either commits before
+// the cleanup looks, or after it is done, when the writer can see its blob
+// gone and store it again.
 func (q *Queries) TaskOutputAdd(ctx context.Context, p *store.TaskOutputParams) error {
-	_, err := q.c.Exec(ctx, `INSERT INTO task_outputs (task_id, digest) VALUES (?, ?) ON CONFLICT DO NOTHING`, p.TaskID, p.Digest)
-	if constraint(err, "foreign_key") != nil {
-		return &skilld.Error{Code: skilld.ENOTFOUND, Message: "task " + p.TaskID + " not found", Err: err}
-	}
-	return internal(err, "recording an output of task %s", p.TaskID)
+	return q.tx(ctx, func(q *Queries) error {
+		if _, err := q.BlobGuard(ctx, &store.BlobGuardParams{}); err != nil {
+			return err
+		}
+		_, err := q.c.Exec(ctx, `INSERT INTO task_outputs (task_id, digest) VALUES (?, ?) ON CONFLICT DO NOTHING`, p.TaskID, p.Digest)
+		if constraint(err, "foreign_key") != nil {
+			return &skilld.Error{Code: skilld.ENOTFOUND, Message: "task " + p.TaskID + " not found", Err: err}
+		}
+		return internal(err, "recording an output of task %s", p.TaskID)
+	})
 }
 
 func (q *Queries) TaskOutputExists(ctx context.Context, p *store.TaskOutputParams) (bool, error) {
