@@ -113,8 +113,10 @@ func routeRequest[P, R any](method, pattern string, op service.Op[P, R], role st
 }
 
 // Workspace reports whether the route acts inside a workspace named in its
-// path.
-func (r Route) Workspace() bool { return strings.HasPrefix(r.Pattern, "/v1/workspaces/{ws}/") }
+// path: on something in it, or on the workspace itself.
+func (r Route) Workspace() bool {
+	return strings.HasPrefix(r.Pattern, "/v1/workspaces/{ws}/") || r.Pattern == "/v1/workspaces/{ws}"
+}
 
 // Paths of the routes that are not service operations.
 const (
@@ -144,6 +146,7 @@ func Routes() []Route {
 
 		route(post, "/v1/workspaces", service.OpWorkspacesCreate, created, json, RoleInstance),
 		route(get, "/v1/workspaces", service.OpWorkspacesList, ok, none, RoleViewer),
+		route(patch, ws, service.OpWorkspacesUpdate, ok, json, RoleInstance),
 		route(post, "/v1/admin/fsck", service.OpAdminFsck, ok, json, RoleInstance),
 
 		route(post, ws+"/tokens", service.OpTokensCreate, created, json, RoleAdmin),
@@ -187,6 +190,8 @@ func Routes() []Route {
 		route(get, ws+"/tasks/{id}", service.OpTasksGet, ok, none, RoleViewer),
 		routeRequest(get, ws+"/tasks/{id}/events", service.OpTasksEvents, RoleViewer, ReplyEvents, taskEventsReply),
 		route(post, ws+"/tasks/{id}/cancel", service.OpTasksCancel, ok, json, RoleMember),
+		// Members may ask; the service lets the task's starter and admins.
+		route(del, ws+"/tasks/{id}", service.OpTasksDelete, noContent, none, RoleMember),
 		route(post, ws+"/tasks/{id}/approvals/{call}", service.OpTasksApprove, ok, json, RoleAdmin),
 
 		route(get, "/v1/catalog/registries", service.OpCatalogRegistriesList, ok, none, RoleViewer),

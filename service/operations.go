@@ -68,6 +68,7 @@ func newOpNoResult[P any](name, tool, summary string, fn func(*Service, context.
 var (
 	OpWorkspacesCreate = newOp("workspaces.create", "", "Create a workspace (instance admins)", (*Service).CreateWorkspace)
 	OpWorkspacesList   = newOp("workspaces.list", "", "List workspaces", (*Service).ListWorkspaces)
+	OpWorkspacesUpdate = newOp("workspaces.update", "", "Change a workspace's settings: how long it keeps finished tasks (instance admins)", (*Service).UpdateWorkspace)
 	OpAdminFsck        = newOp("admin.fsck", "", "Check every stored blob and package; with repair, remove unreferenced blobs (instance admins)", (*Service).Fsck)
 	OpTokensCreate     = newOp("tokens.create", "", "Create an API token; its secret is shown once (admins)", (*Service).CreateToken)
 	OpTokensList       = newOp("tokens.list", "", "List the workspace's tokens (admins)", (*Service).ListTokens)
@@ -114,6 +115,7 @@ var (
 	OpTasksGet         = newOp("tasks.get", "", "Get a task with its snapshot", (*Service).GetTask)
 	OpTasksEvents      = newOp("tasks.events", "", "Read a task's log: every message and event in order", (*Service).TaskEvents)
 	OpTasksCancel      = newOp("tasks.cancel", "", "Stop a task", (*Service).CancelTask)
+	OpTasksDelete      = newOpNoResult("tasks.delete", "", "Delete a finished task with its log and stored outputs (admins, and the member who started it)", (*Service).DeleteTask)
 	OpTasksApprove     = newOp("tasks.approve", "", "Approve or reject a tool call waiting for approval (admins)", (*Service).DecideApproval)
 )
 
@@ -124,6 +126,7 @@ func Operations() []Operation {
 	return []Operation{
 		OpWorkspacesCreate.Operation,
 		OpWorkspacesList.Operation,
+		OpWorkspacesUpdate.Operation,
 		OpAdminFsck.Operation,
 		OpTokensCreate.Operation,
 		OpTokensList.Operation,
@@ -170,6 +173,7 @@ func Operations() []Operation {
 		OpTasksGet.Operation,
 		OpTasksEvents.Operation,
 		OpTasksCancel.Operation,
+		OpTasksDelete.Operation,
 		OpTasksApprove.Operation,
 	}
 }

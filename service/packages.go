@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -136,16 +137,24 @@ func (p *PackageStore) cleanup(ctx context.Context, added []string) error {
 // catalog version refers to any more, and then the blobs no remaining
 // package uses: what deleting a skill leaves behind.
 func (p *PackageStore) Release(ctx context.Context, digests []string) error {
-	if len(digests) == 0 {
+	return p.Free(ctx, digests, nil)
+}
+
+// Free is Release of packages that also deletes the blobs among blobs
+// that nothing refers to any more (a deleted task's outputs), by the rule
+// fsck --repair applies and under the same exclusive blob guard: no
+// stored package uses them as a file and no task as an output.
+func (p *PackageStore) Free(ctx context.Context, packages, blobs []string) error {
+	if len(packages)+len(blobs) == 0 {
 		return nil
 	}
 	return p.exclusively(ctx, func(ctx context.Context, q store.Querier) error {
-		used, err := q.PackageReferenced(ctx, &store.PackageReferencedParams{Digests: digests})
+		used, err := q.PackageReferenced(ctx, &store.PackageReferencedParams{Digests: packages})
 		if err != nil {
 			return err
 		}
-		var blobs []string
-		for _, d := range digests {
+		free := slices.Clone(blobs)
+		for _, d := range packages {
 			if used[d] {
 				continue
 			}
@@ -154,16 +163,16 @@ func (p *PackageStore) Release(ctx context.Context, digests []string) error {
 				return err
 			}
 			for _, f := range files {
-				blobs = append(blobs, f.Digest)
+				free = append(free, f.Digest)
 			}
 			if err := q.PackageDelete(ctx, &store.PackageDeleteParams{Digest: d}); err != nil {
 				return err
 			}
 		}
-		if len(blobs) == 0 {
+		if len(free) == 0 {
 			return nil
 		}
-		return p.deleteUnreferenced(ctx, q, blobs)
+		return p.deleteUnreferenced(ctx, q, free)
 	})
 }
 

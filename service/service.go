@@ -34,6 +34,10 @@ type Config struct {
 	PathImportRoots []string
 	// Now returns the current time (tests fix it); default time.Now.
 	Now func() time.Time
+	// TaskRetention is how long workspaces keep their finished tasks
+	// unless they set their own (0, the default: forever); SweepTasks
+	// deletes the older ones.
+	TaskRetention time.Duration
 	// Executor makes the executor that runs started tasks, given the
 	// service it runs them for (a run reads packages and acts through
 	// it). New calls it once, so a service has its executor from the

@@ -64,10 +64,37 @@ func (s *Service) ListWorkspaces(ctx context.Context, a Actor, p ListWorkspacesP
 	return &WorkspaceList{Items: ws}, nil
 }
 
+type UpdateWorkspaceParams struct {
+	// TaskRetention replaces the workspace's retention when given: a Go
+	// duration, "0" to keep finished tasks forever, "" for the server's.
+	TaskRetention *string `json:"task_retention,omitempty" jsonschema:"how long the workspace keeps finished tasks, such as 720h; 0 keeps them forever, an empty string returns to the server's --task-retention"`
+}
+
+// UpdateWorkspace changes a workspace's settings (instance admins only:
+// how long tasks are kept is the operator's call, like the server's
+// --task-retention it overrides).
+func (s *Service) UpdateWorkspace(ctx context.Context, a Actor, p UpdateWorkspaceParams) (*skilld.Workspace, error) {
+	if err := a.requireInstanceAdmin(); err != nil {
+		return nil, err
+	}
+	if p.TaskRetention != nil && *p.TaskRetention != "" {
+		if _, err := parseTaskRetention(*p.TaskRetention); err != nil {
+			return nil, invalidField("task_retention", "%s", skilld.ErrorMessage(err))
+		}
+	}
+	w, err := s.db.WorkspaceUpdate(ctx, &store.WorkspaceUpdateParams{ID: a.WorkspaceID, TaskRetention: p.TaskRetention})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, w.ID, "workspace.updated", w.ID)
+	return w, nil
+}
+
 // findWorkspace resolves a workspace by ID, then by name.
 func (s *Service) findWorkspace(ctx context.Context, ref string) (*skilld.Workspace, error) {
-	// Workspaces are never renamed or deleted, so a cached one is only
-	// as old as AuthCacheTTL allows; one not found is not cached, so a
+	// Workspaces are never renamed or deleted (their settings are not
+	// read from here), so a cached one is only as old as AuthCacheTTL
+	// allows; one not found is not cached, so a
 	// new workspace is there at once.
 	now := s.cfg.Now()
 	if w, ok := s.auth.workspaces.get(ref, now); ok {
