@@ -67,6 +67,7 @@ type Metrics struct {
 	limitKills    *prometheus.CounterVec
 	egress        *prometheus.CounterVec
 	egressBytes   *prometheus.CounterVec
+	expired       prometheus.Counter
 }
 
 // New returns the metrics of one server, registered on a registry of
@@ -99,8 +100,10 @@ func New(cfg Config) *Metrics {
 	m.execDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: Namespace, Name: "sandbox_exec_duration_seconds",
 		Help: "How long sandbox commands ran.", Buckets: execBuckets})
 	m.execErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "sandbox_exec_errors_total", Help: "Sandbox commands that could not run at all."})
+	m.expired = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "tasks_expired_total",
+		Help: "Finished tasks this server's retention sweeper deleted, with their logs and outputs."})
 	m.reg.MustRegister(m.httpDuration, m.errors, m.runs, m.modelCalls, m.modelErrors, m.modelTokens, m.modelDuration,
-		m.toolCalls, m.activations, m.refusals, m.compactions, m.toolsWithheld, m.execDuration, m.execErrors, m.limitKills, m.egress, m.egressBytes,
+		m.toolCalls, m.activations, m.refusals, m.compactions, m.toolsWithheld, m.execDuration, m.execErrors, m.limitKills, m.egress, m.egressBytes, m.expired,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Known label values start at 0, so the series exist (and rates work)
 	// before the first occurrence.

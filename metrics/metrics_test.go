@@ -201,3 +201,16 @@ func TestHeadroomSeries(t *testing.T) {
 		t.Errorf("a second scrape reads again:\n%s", body)
 	}
 }
+
+func TestTasksExpired(t *testing.T) {
+	m := metrics.New(metrics.Config{})
+	if got := value(t, m, "skilld_tasks_expired_total", nil); got != 0 {
+		t.Errorf("before any sweep: %v", got)
+	}
+	m.TasksExpired(3)
+	m.TasksExpired(0)
+	m.TasksExpired(2)
+	if got := value(t, m, "skilld_tasks_expired_total", nil); got != 5 {
+		t.Errorf("after sweeps of 3, 0 and 2 tasks: %v", got)
+	}
+}

@@ -45,3 +45,7 @@ func (c *taskCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(tasksDesc, prometheus.GaugeValue, float64(counts[st]), string(st))
 	}
 }
+
+// TasksExpired counts tasks the retention sweeper deleted
+// (service.TaskSweep's Report).
+func (m *Metrics) TasksExpired(n int) { m.expired.Add(float64(n)) }

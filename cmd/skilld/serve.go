@@ -66,8 +66,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"failed token checks one client address may make per --auth-failure-window before it gets 429\n(env SKILLD_AUTH_FAILURES_PER_ADDRESS)")
 	authWindow := fs.Duration("auth-failure-window", httpapi.DefaultAuthFailureWindow,
 		"the window failed token checks are counted in (env SKILLD_AUTH_FAILURE_WINDOW)")
-	envErr := envFlags(fs, map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT",
-		"auth-failures-per-address": "SKILLD_AUTH_FAILURES_PER_ADDRESS", "auth-failure-window": "SKILLD_AUTH_FAILURE_WINDOW"})
+	var rf retentionFlags
+	rf.register(fs)
+	envErr := errors.Join(envFlags(fs, map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT",
+		"auth-failures-per-address": "SKILLD_AUTH_FAILURES_PER_ADDRESS", "auth-failure-window": "SKILLD_AUTH_FAILURE_WINDOW"}), envFlags(fs, rf.envVars()))
 	var tf taskFlags
 	tf.register(fs)
 	tf.registerExecutor(fs)
@@ -80,7 +82,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) > 0 {
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
 	}
-	if err := errors.Join(envErr, sbf.check(), tf.check(), of.check()); err != nil {
+	if err := errors.Join(envErr, sbf.check(), tf.check(), of.check(), rf.check()); err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
 	allowedOrigins, err := mcpserver.ParseOrigins(*mcpOrigins)
@@ -135,7 +137,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer tasks.stop()
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
-		service.Config{PathImportRoots: roots.dirs, Executor: tasks.make, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
+		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
 	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
@@ -146,6 +148,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	obs.watchQueue(watcher)
+	defer sweepTasks(ctx, svc, logger, obs.metrics)()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)

@@ -32,7 +32,9 @@ func (s *syncBuffer) String() string {
 func TestServe(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	base, stderr, stop := startServe(t, "--data", data)
+	// With a retention, the sweeper runs from the start and stops with
+	// the server.
+	base, stderr, stop := startServe(t, "--data", data, "--task-retention", "720h")
 	resp, err := http.Get(base + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -97,5 +99,20 @@ func TestFsckCommand(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "fsck", "--data", data, "--grace", "soon"); code != exitUsage {
 		t.Errorf("a bad grace: exit %d %s", code, errOut)
+	}
+}
+
+// TestServeTaskRetentionFlag: serve refuses a retention the service would
+// not take, from the flag or the environment, before opening anything.
+func TestServeTaskRetentionFlag(t *testing.T) {
+	for _, args := range [][]string{{"--task-retention", "30s"}, {"--task-retention", "-1h"}} {
+		code, _, errOut := runCLI(t, append([]string{"serve", "--data", t.TempDir()}, args...)...)
+		if code != exitUsage || !strings.Contains(errOut, "--task-retention") {
+			t.Errorf("serve %q: exit %d %s", args, code, errOut)
+		}
+	}
+	t.Setenv("SKILLD_TASK_RETENTION", "a week")
+	if code, _, errOut := runCLI(t, "serve", "--data", t.TempDir()); code != exitUsage || !strings.Contains(errOut, "SKILLD_TASK_RETENTION") {
+		t.Errorf("serve with SKILLD_TASK_RETENTION=\"a week\": exit %d %s", code, errOut)
 	}
 }

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/metrics"
+	"github.com/skilld/skilld/service"
+)
+
+// retentionFlags is serve's --task-retention: how long finished tasks are
+// kept where a workspace does not say.
+type retentionFlags struct{ keep time.Duration }
+
+func (f *retentionFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&f.keep, "task-retention", 0, fmt.Sprintf("delete finished tasks, with their logs and stored outputs, this long after they ended, such as 720h;\n"+
+		"0 keeps them forever, any other value is at least %s; a workspace may set its own (env SKILLD_TASK_RETENTION)", service.MinTaskRetention))
+}
+
+// envVars names the flag's environment variable, for envFlags.
+func (retentionFlags) envVars() map[string]string {
+	return map[string]string{"task-retention": "SKILLD_TASK_RETENTION"}
+}
+
+func (f *retentionFlags) check() error {
+	if err := service.CheckTaskRetention(f.keep); err != nil {
+		return fmt.Errorf("--task-retention: %s", skilld.ErrorMessage(err))
+	}
+	return nil
+}
+
+// sweepTasks runs the service's retention sweeper in the background: one
+// goroutine, whatever the settings, because a workspace may keep its
+// tasks for less than the server does. Each pass's deletions are counted
+// (m may be nil) and its failures logged; the next pass tries again. stop
+// ends the sweeper and waits for it, so the stores it uses are closed
+// after it.
+func sweepTasks(ctx context.Context, svc *service.Service, logger *slog.Logger, m *metrics.Metrics) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.SweepTasks(ctx, service.TaskSweep{Report: func(n int, err error) {
+			if m != nil {
+				m.TasksExpired(n)
+			}
+			if n > 0 {
+				logger.Info("deleted expired tasks", "tasks", n)
+			}
+			if err != nil {
+				logger.Warn("deleting expired tasks", "error", err)
+			}
+		}})
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
