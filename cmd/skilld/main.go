@@ -38,6 +38,9 @@ type env struct {
 	// a status line it rewrites in place; never in pipes, files or tests
 	// that do not ask for it.
 	terminal bool
+	// interactive says that stdin is a terminal: someone is there to
+	// answer a question (before a delete), where a script is not.
+	interactive bool
 }
 
 func commands() []command {
@@ -66,7 +69,8 @@ func commands() []command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, terminal: isTerminal(os.Stderr)})
+	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		terminal: isTerminal(os.Stderr), interactive: isTerminal(os.Stdin)})
 	stop()
 	os.Exit(code)
 }

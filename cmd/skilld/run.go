@@ -362,13 +362,7 @@ type terminalApprover struct {
 }
 
 func (t *terminalApprover) Approve(_ context.Context, req agent.ApprovalRequest) (bool, error) {
-	fmt.Fprintf(t.e.stderr, "approve %s %s (%s)? [y/N] ", req.Tool, abbreviate(string(req.Arguments), 200), req.Reason)
-	line, err := t.in.ReadString('\n')
-	if err != nil && line == "" {
-		return false, nil
-	}
-	answer := strings.ToLower(strings.TrimSpace(line))
-	return answer == "y" || answer == "yes", nil
+	return ask(t.e, t.in, fmt.Sprintf("approve %s %s (%s)?", req.Tool, abbreviate(string(req.Arguments), 200), req.Reason)), nil
 }
 
 // mountRoot reports whether path is the root of a mount (a root server's

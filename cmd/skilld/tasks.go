@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"fmt"
@@ -25,6 +26,7 @@ func tasksCommands() []command {
 		{"approve", "let a tool call waiting for approval run (admins)", runTasksDecide(true)},
 		{"deny", "refuse a tool call waiting for approval (admins)", runTasksDecide(false)},
 		{"cancel", "stop a task", runTasksCancel},
+		{"delete", "delete a finished task with its log and stored outputs", runTasksDelete},
 	}
 }
 
@@ -159,6 +161,28 @@ func runTasksCancel(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return c.printTask(ctx, t)
+}
+
+func runTasksDelete(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "tasks delete", "ID [--yes]\n\n"+
+		"Deletes a finished task with its log and its stored outputs, for good (workspace\n"+
+		"admins, and the member whose token started it). A task still queued, running or\n"+
+		"waiting for approval is refused: cancel it first. On a terminal it asks before\n"+
+		"deleting, unless --yes; from a script it does not ask, as other deletes do not.")
+	yes := c.fs.Bool("yes", false, "delete without asking")
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return code
+	}
+	id := c.args[0]
+	if !*yes && e.interactive && e.stdin != nil && !ask(e, bufio.NewReader(e.stdin), "delete task "+id+" with its log and stored outputs?") {
+		fmt.Fprintln(e.stderr, "not deleted")
+		return exitFailure
+	}
+	if _, ok := call(ctx, c, service.OpTasksDelete, service.DeleteTaskParams{TaskRef: service.TaskRef{ID: id}}); !ok {
+		return exitFailure
+	}
+	fmt.Fprintf(e.stderr, "deleted task %s\n", id)
+	return exitOK
 }
 
 // printTask shows a task. In the table its agent is named and, when it

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// isTerminal reports whether w is a terminal: only then does a command
-// draw lines it rewrites in place (skilld run's status line).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
+// isTerminal reports whether f is a terminal: only then does a command
+// draw lines it rewrites in place (skilld run's status line), or ask a
+// question.
+func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
 }

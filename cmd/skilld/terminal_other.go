@@ -2,19 +2,12 @@
 
 package main
 
-import (
-	"io"
-	"os"
-)
+import "os"
 
-// isTerminal reports whether w is a terminal: only then does a command
-// draw lines it rewrites in place (skilld run's status line). Without the
-// Linux ioctl, a character device is taken for one.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
+// isTerminal reports whether f is a terminal: only then does a command
+// draw lines it rewrites in place (skilld run's status line), or ask a
+// question. Without the Linux ioctl, a character device is taken for one.
+func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

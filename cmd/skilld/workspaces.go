@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"flag"
 	"io"
 
 	"github.com/skilld/skilld/service"
@@ -12,6 +14,7 @@ func workspacesCommands() []command {
 	return []command{
 		{"list", "list workspaces (all of them for instance admins)", runWorkspacesList},
 		{"create", "create a workspace (instance admins)", runWorkspacesCreate},
+		{"update", "change a workspace's settings (instance admins)", runWorkspacesUpdate},
 	}
 }
 
@@ -47,5 +50,34 @@ func runWorkspacesCreate(ctx context.Context, e *env, args []string) int {
 	return c.output(ws, func(w io.Writer) {
 		row(w, "NAME", "ID", "CREATED")
 		row(w, ws.Name, ws.ID, when(&ws.CreatedAt))
+	})
+}
+
+func runWorkspacesUpdate(ctx context.Context, e *env, args []string) int {
+	c := newAPICmd(e, "workspaces update", "NAME --task-retention DURATION\n\n"+
+		"Changes the settings of the workspace NAME (instance admins). --task-retention is how\n"+
+		"long it keeps finished tasks before they are deleted with their logs and outputs: a\n"+
+		"duration such as 720h, 0 to keep them forever, or \"\" for the server's --task-retention.")
+	var p service.UpdateWorkspaceParams
+	retention := c.fs.String("task-retention", "", "how long the workspace keeps finished tasks (720h; 0: forever; \"\": the server's)")
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return code
+	}
+	c.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "task-retention" {
+			p.TaskRetention = retention
+		}
+	})
+	if p.TaskRetention == nil {
+		return usageErrorf(c.fs, "nothing to change: give --task-retention")
+	}
+	c.workspace = c.args[0]
+	ws, ok := call(ctx, c, service.OpWorkspacesUpdate, p)
+	if !ok {
+		return exitFailure
+	}
+	return c.output(ws, func(w io.Writer) {
+		row(w, "NAME", "ID", "TASK RETENTION")
+		row(w, ws.Name, ws.ID, cmp.Or(ws.TaskRetention, "the server's"))
 	})
 }
