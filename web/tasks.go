@@ -236,6 +236,22 @@ func (ui *UI) cancelTask(w http.ResponseWriter, r *http.Request, s *session) {
 	http.Redirect(w, r, Prefix+"tasks/"+r.PathValue("id"), http.StatusSeeOther)
 }
 
+// deleteTask deletes a finished task (tasks.delete) once the form's box
+// says so, which needs no script under the page's CSP, and shows the
+// tasks that are left.
+func (ui *UI) deleteTask(w http.ResponseWriter, r *http.Request, s *session) {
+	if r.PostFormValue("confirm") != "yes" {
+		ui.fail(w, r, s, &skilld.Error{Code: skilld.EINVALID, Message: "tick the box to confirm that the task is to be deleted",
+			Details: []skilld.Detail{{Field: "confirm", Message: "not ticked"}}})
+		return
+	}
+	if err := ui.svc.DeleteTask(r.Context(), s.actor, service.DeleteTaskParams{TaskRef: service.TaskRef{ID: r.PathValue("id")}}); err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"tasks", http.StatusSeeOther)
+}
+
 // decide approves or denies a waiting call (tasks.approve).
 func (ui *UI) decide(w http.ResponseWriter, r *http.Request, s *session) {
 	var approved bool

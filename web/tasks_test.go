@@ -172,3 +172,46 @@ func TestLongTaskPage(t *testing.T) {
 		t.Errorf("the page does not say that calls were left out")
 	}
 }
+
+// TestDeleteTaskPage: a finished task's page has a delete form in place of
+// cancel; it deletes only with its box ticked, only for the task's starter
+// or an admin, and then shows the tasks that are left.
+func TestDeleteTaskPage(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	id := f.task.ID
+	b := e.signedIn(e.memberTok)
+	if p := b.get("/ui/tasks/" + id); !strings.Contains(p.body, `id="cancel"`) || strings.Contains(p.body, `id="delete"`) {
+		t.Fatalf("a queued task's page offers to delete it:\n%s", p.body)
+	}
+	e.finish(id)
+	p := b.get("/ui/tasks/" + id)
+	if !strings.Contains(p.body, `id="delete" method="post" action="/ui/tasks/`+id+`/delete"`) || strings.Contains(p.body, `id="cancel"`) ||
+		!strings.Contains(p.body, `name="confirm" type="checkbox" value="yes" required`) {
+		t.Fatalf("a finished task's page lacks the delete form:\n%s", element(t, p, "controls"))
+	}
+	csrf := csrfOf(t, p)
+	if p := b.post("/ui/tasks/"+id+"/delete", url.Values{"csrf": {csrf}}); p.status != http.StatusUnprocessableEntity || !strings.Contains(errorText(t, p), "tick the box") {
+		t.Errorf("delete without the box ticked: %d", p.status)
+	}
+	if p := b.post("/ui/tasks/"+id+"/delete", url.Values{"confirm": {"yes"}}); p.status != http.StatusForbidden {
+		t.Errorf("delete without the CSRF token: %d", p.status)
+	}
+	viewer := e.signedIn(e.viewerTok)
+	if p := viewer.post("/ui/tasks/"+id+"/delete", url.Values{"csrf": {viewer.csrf()}, "confirm": {"yes"}}); p.status != http.StatusForbidden {
+		t.Errorf("a viewer's delete: %d", p.status)
+	}
+	if p := b.get("/ui/tasks/" + id); p.status != http.StatusOK {
+		t.Fatalf("a refused delete took the task: %d", p.status)
+	}
+	p = b.post("/ui/tasks/"+id+"/delete", url.Values{"csrf": {csrf}, "confirm": {"yes"}})
+	if p.status != http.StatusSeeOther || p.header.Get("Location") != "/ui/tasks" {
+		t.Fatalf("delete: %d %s\n%s", p.status, p.header.Get("Location"), p.body)
+	}
+	if p := b.get("/ui/tasks/" + id); p.status != http.StatusNotFound {
+		t.Errorf("the deleted task's page: %d", p.status)
+	}
+	if p := b.get("/ui/tasks"); strings.Contains(p.body, id) {
+		t.Errorf("the tasks page still lists the deleted task")
+	}
+}

@@ -177,6 +177,7 @@ func (ui *UI) routes() http.Handler {
 	mux.HandleFunc("GET "+p+"/tasks/{id}", ui.page(ui.taskPage))
 	mux.HandleFunc("GET "+p+"/tasks/{id}/events", ui.page(ui.taskEvents))
 	mux.HandleFunc("POST "+p+"/tasks/{id}/cancel", ui.form(skilld.RoleMember, smallForm, ui.cancelTask))
+	mux.HandleFunc("POST "+p+"/tasks/{id}/delete", ui.form(skilld.RoleMember, smallForm, ui.deleteTask))
 	mux.HandleFunc("POST "+p+"/tasks/{id}/approvals/{call}/{decision}", ui.form(skilld.RoleAdmin, smallForm, ui.decide))
 
 	mux.HandleFunc(p+"/", func(w http.ResponseWriter, r *http.Request) {
