@@ -69,6 +69,7 @@ func (s *Service) DeleteExpiredTasks(ctx context.Context, limit int) (int, error
 		packages, blobs []string
 		now             = s.cfg.Now()
 	)
+pages:
 	for offset := 0; deleted < limit; offset += store.MaxPageSize {
 		page, err := s.db.WorkspaceList(ctx, &store.WorkspaceListParams{Page: store.Page{Limit: store.MaxPageSize, Offset: offset}})
 		if err != nil {
@@ -76,6 +77,9 @@ func (s *Service) DeleteExpiredTasks(ctx context.Context, limit int) (int, error
 			break
 		}
 		for _, w := range page {
+			if deleted >= limit || ctx.Err() != nil {
+				break pages // what was deleted is freed below, even when stopping
+			}
 			keep, err := s.taskRetention(w)
 			if err != nil {
 				errs = append(errs, err)
@@ -99,9 +103,6 @@ func (s *Service) DeleteExpiredTasks(ctx context.Context, limit int) (int, error
 				}
 				deleted++
 				packages, blobs = append(packages, res.Packages...), append(blobs, res.Outputs...)
-			}
-			if deleted >= limit {
-				break
 			}
 		}
 		if len(page) < store.MaxPageSize {
