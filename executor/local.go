@@ -147,14 +147,35 @@ var (
 	_ service.Queue    = (*Local)(nil)
 )
 
-// Ready reports why tasks cannot run here (no sandbox), or nil.
-func (l *Local) Ready() error { return l.cfg.SandboxError }
+// ErrDraining is wrapped in the EUNAVAILABLE error of Ready while Drain
+// runs: the server is stopping.
+var ErrDraining = errors.New("the executor is draining")
+
+// Ready reports why tasks cannot run here: no sandbox, or the executor
+// is draining (the server is shutting down), so that a task started now
+// is refused with a 503 its client can retry elsewhere or later, rather
+// than recorded to wait for the next start. Nil when they can.
+func (l *Local) Ready() error {
+	if l.cfg.SandboxError != nil {
+		return l.cfg.SandboxError
+	}
+	l.mu.Lock()
+	draining := l.pool.closed
+	l.mu.Unlock()
+	if draining {
+		return skilld.Errorf(skilld.EUNAVAILABLE, "this server is shutting down and starts no new tasks; "+
+			"retry in a few seconds, on another server or on this one once it is back: %w", ErrDraining)
+	}
+	return nil
+}
 
 // Start runs a queued task in the background: now, when the pool has
 // room (the task is running when Start returns), otherwise as soon as it
-// has, after the tasks queued before it.
+// has, after the tasks queued before it. A task recorded while Drain
+// began is queued, not refused: its record exists, and the next start
+// runs it.
 func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
-	if err := l.Ready(); err != nil {
+	if err := l.cfg.SandboxError; err != nil {
 		return err
 	}
 	own := *t // the caller keeps its copy
