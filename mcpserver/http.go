@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 )
 
@@ -29,6 +31,12 @@ type HTTPOptions struct {
 	// as ParseOrigins gives them) besides the server's own that may call
 	// the endpoint. A request with any other Origin header is refused.
 	AllowedOrigins []string
+	// Sessions, when set, bounds the sessions open at once, per token
+	// (429) and in all (503), each held from its initialize until it is
+	// deleted or times out. Once closed (the server is stopping) it
+	// refuses new sessions and ends the sessions' open GET streams, which
+	// would otherwise hold the server's shutdown until they time out.
+	Sessions *streamlimit.Limiter
 }
 
 // HTTPHandler serves MCP over streamable HTTP. Every request carries
@@ -118,8 +126,71 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		window = n
 	}
+	// A POST without a session is an initialize: it makes a session,
+	// which holds a place until it ends.
+	var release func()
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		if release, err = h.opts.Sessions.Acquire(actor.TokenID); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	rs := &requestState{actor: actor, window: window}
-	h.bound.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, rs)))
+	ctx := context.WithValue(r.Context(), requestKey{}, rs)
+	if r.Method == http.MethodGet {
+		h.serveStream(w, r.WithContext(ctx))
+		return
+	}
+	h.bound.ServeHTTP(w, r.WithContext(ctx))
+	if release != nil {
+		h.hold(rs, release)
+	}
+}
+
+// serveStream serves a session's GET stream (server-to-client messages)
+// until the client leaves or the server stops. The SDK ends it with its
+// request's context only, which http.Server.Shutdown leaves alone, so the
+// context also ends when Sessions is closed; the client is then told to
+// come back after the retry time, which the SDK's and the TypeScript
+// SDK's clients do by themselves.
+func (h *httpHandler) serveStream(w http.ResponseWriter, r *http.Request) {
+	closing := h.opts.Sessions.Done()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	h.bound.ServeHTTP(w, r.WithContext(ctx))
+	select {
+	case <-closing:
+		if r.Context().Err() == nil && strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+			// Nothing else writes on the stream once the SDK returned.
+			fmt.Fprintf(w, "retry: %d\n\n", h.opts.Sessions.RetryAfter().Milliseconds())
+			http.NewResponseController(w).Flush()
+		}
+	default:
+	}
+}
+
+// hold keeps a new session's place until the session ends (a DELETE, the
+// idle timeout), or gives it back at once when the request made none (a
+// refused or failed initialize). Each session has a server of its own,
+// so the server's one session is the request's.
+func (h *httpHandler) hold(rs *requestState, release func()) {
+	if rs.srv != nil {
+		for ss := range rs.srv.Sessions() {
+			go func() {
+				ss.Wait()
+				release()
+			}()
+			return
+		}
+	}
+	release()
 }
 
 // server is the SDK's getServer: a new server for a new session, acting
@@ -229,8 +300,19 @@ func writeError(w http.ResponseWriter, err error) {
 		status = http.StatusNotFound
 	case skilld.EINVALID:
 		status = http.StatusBadRequest
+	case skilld.ERATELIMITED:
+		status = http.StatusTooManyRequests
 	case skilld.EUNAVAILABLE:
 		status = http.StatusServiceUnavailable
+	}
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		after := "5" // as the REST API's 503 without a cause's own wait
+		for _, d := range skilld.ErrorDetails(err) {
+			if d.Field == "retry_after" {
+				after = d.Message
+			}
+		}
+		w.Header().Set("Retry-After", after)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob/fsblob"
+	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store/storetest"
 )
@@ -286,32 +288,40 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	}
 }
 
+// initializeBody opens a session.
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// send makes one streamable HTTP request by hand, with secret's token,
+// on session when given; the body is closed at the end of the test.
+func send(t *testing.T, url, method, secret, session, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 // A session belongs to its token: another valid token cannot ride on it.
 func TestMCPHTTPSessionBoundToToken(t *testing.T) {
 	f := newFixture(t)
 	ts := httptest.NewServer(HTTPHandler(f.svc, HTTPOptions{}))
 	t.Cleanup(ts.Close)
-	post := func(secret, session, body string) *http.Response {
-		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+secret)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { resp.Body.Close() })
-		return resp
-	}
-	resp := post(f.secrets[skilld.RoleViewer], "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	resp := send(t, ts.URL, "POST", f.secrets[skilld.RoleViewer], "", initializeBody)
 	session := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || session == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, session)
 	}
-	resp = post(f.secrets[skilld.RoleMember], session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	resp = send(t, ts.URL, "POST", f.secrets[skilld.RoleMember], session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("another token on the session: status %d, want 403", resp.StatusCode)
 	}
@@ -425,7 +435,7 @@ func TestMCPHTTPOrigin(t *testing.T) {
 	ts := httptest.NewServer(HTTPHandler(f.svc, HTTPOptions{AllowedOrigins: allowed}))
 	t.Cleanup(ts.Close)
 	initialize := func(origin string) (int, string) {
-		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(initializeBody))
 		req.Header.Set("Authorization", "Bearer "+f.secrets[skilld.RoleViewer])
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -459,4 +469,72 @@ func TestMCPHTTPOrigin(t *testing.T) {
 		return bearerTransport(f.secrets[skilld.RoleViewer]).RoundTrip(r)
 	})}}
 	exercise(t, clientOn(t, tr))
+}
+
+// Sessions are limited per token (429) and in all (503), each with
+// Retry-After; a deleted session gives its place back. Closing the
+// limiter (the server stopping) ends a session's open GET stream at once
+// with a retry field and refuses new sessions.
+func TestMCPHTTPSessionLimits(t *testing.T) {
+	f := newFixture(t)
+	lim := streamlimit.New(streamlimit.Config{What: "MCP sessions", PerToken: 2, Total: 3})
+	ts := httptest.NewServer(HTTPHandler(f.svc, HTTPOptions{Sessions: lim}))
+	t.Cleanup(ts.Close)
+	open := func(secret string) string {
+		t.Helper()
+		resp := send(t, ts.URL, "POST", secret, "", initializeBody)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: %d", resp.StatusCode)
+		}
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	refused := func(secret string, status int, code string) {
+		t.Helper()
+		resp := send(t, ts.URL, "POST", secret, "", initializeBody)
+		var body bytes.Buffer
+		body.ReadFrom(resp.Body)
+		if resp.StatusCode != status || resp.Header.Get("Retry-After") != "5" || !strings.Contains(body.String(), `"`+code+`"`) {
+			t.Errorf("a session over the limit: %d, Retry-After %q, %s; want %d %s", resp.StatusCode, resp.Header.Get("Retry-After"), body.String(), status, code)
+		}
+	}
+	viewer, member, admin := f.secrets[skilld.RoleViewer], f.secrets[skilld.RoleMember], f.secrets[skilld.RoleAdmin]
+	first := open(viewer)
+	open(viewer)
+	refused(viewer, http.StatusTooManyRequests, skilld.ERATELIMITED)
+	open(member)
+	refused(admin, http.StatusServiceUnavailable, skilld.EUNAVAILABLE)
+	// Requests on an open session are not new sessions.
+	if resp := send(t, ts.URL, "POST", viewer, first, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("a notification on a session: %d", resp.StatusCode)
+	}
+	if resp := send(t, ts.URL, "DELETE", viewer, first, ""); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("delete: %d", resp.StatusCode)
+	}
+	for deadline := time.Now().Add(5 * time.Second); lim.Open() != 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions held after one was deleted, want 2", lim.Open())
+		}
+	}
+	session := open(viewer)
+
+	stream := send(t, ts.URL, "GET", viewer, session, "")
+	if stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %d", stream.StatusCode)
+	}
+	lim.Close()
+	done := make(chan []byte)
+	go func() {
+		var b bytes.Buffer
+		b.ReadFrom(stream.Body)
+		done <- b.Bytes()
+	}()
+	select {
+	case b := <-done:
+		if !strings.HasSuffix(string(b), "retry: 5000\n\n") {
+			t.Errorf("the GET stream ended without a retry field: %q", b)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the GET stream did not end when the limiter closed")
+	}
+	refused(admin, http.StatusServiceUnavailable, skilld.EUNAVAILABLE)
 }
