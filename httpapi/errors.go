@@ -183,6 +183,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // seconds: long enough for a database failover to finish most of the way.
 const DefaultRetryAfter = "5"
 
+// RetryAfterOf is the Retry-After an error asks for ("" when it names
+// none), for surfaces that write their own error answers (the web UI).
+func RetryAfterOf(err error) string { return retryAfter(skilld.ErrorDetails(err), time.Now()) }
+
 // retryAfter derives a Retry-After value from what a rate-limited backend
 // reported (the importer passes GitHub's retry_after and rate_limit_reset
 // as details).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 )
 
@@ -88,7 +89,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, actor service.Ac
 		writeJSON(w, http.StatusOK, list)
 		return nil
 	}
-	TaskStream{Service: s.Service, Watcher: s.Watcher, Named: true,
+	TaskStream{Service: s.Service, Watcher: s.Watcher, Named: true, Limiter: s.Streams,
 		Authenticate: func() (service.Actor, error) { return s.actor(r, rt) },
 		Refuse:       func(err error) { s.writeError(w, r, err) },
 	}.Serve(w, r, actor, *p)
@@ -115,13 +116,30 @@ type TaskStream struct {
 	// event.
 	Authenticate func() (service.Actor, error)
 	// Refuse answers a refusal of the first read, which also checks
-	// access before the answer becomes a stream.
+	// access before the answer becomes a stream, or of the Limiter.
 	Refuse func(error)
+	// Limiter, when set, bounds the streams open at once, per token and
+	// in all, and ends them all, with a "shutdown" event, once it is
+	// closed (the server is stopping).
+	Limiter *streamlimit.Limiter
 }
+
+// ShutdownEvent is the name of the event a stream ends with when the
+// server stops: its data is an ErrorObject (unavailable), and a retry
+// field before it tells an EventSource when to reconnect.
+const ShutdownEvent = "shutdown"
 
 // Serve streams the log of task p.ID to w for actor.
 func (ts TaskStream) Serve(w http.ResponseWriter, r *http.Request, actor service.Actor, p service.TaskEventsParams) {
+	// Before anything is read: a refused stream costs no database work.
+	release, err := ts.Limiter.Acquire(actor.TokenID)
+	if err != nil {
+		ts.Refuse(err)
+		return
+	}
+	defer release()
 	ctx := r.Context()
+	closing := ts.Limiter.Done()
 	var signal <-chan struct{}
 	if ts.Watcher != nil {
 		ch, stop := ts.Watcher.Watch(p.ID)
@@ -173,7 +191,23 @@ func (ts TaskStream) Serve(w http.ResponseWriter, r *http.Request, actor service
 			return
 		}
 		rc.Flush()
-		if !full && !wait(ctx, signal, keepalive.C, w, rc) {
+		next := waitNew
+		if full {
+			// A backlog longer than one read goes on at once, unless the
+			// server is stopping.
+			select {
+			case <-closing:
+				next = waitClosing
+			default:
+			}
+		} else {
+			next = wait(ctx, closing, signal, keepalive.C, w, rc)
+		}
+		switch next {
+		case waitGone:
+			return
+		case waitClosing:
+			ts.shutdown(w, rc)
 			return
 		}
 		if time.Since(checked) >= eventRecheck {
@@ -191,6 +225,16 @@ func (ts TaskStream) Serve(w http.ResponseWriter, r *http.Request, actor service
 	}
 }
 
+// shutdown ends a stream because the server is stopping: the client is to
+// reconnect, after the last id it got, once the retry time has passed
+// (an EventSource does so by itself; the CLI on the event).
+func (ts TaskStream) shutdown(w http.ResponseWriter, rc *http.ResponseController) {
+	data, _ := json.Marshal(ErrorObject{Code: skilld.EUNAVAILABLE,
+		Message: "the server is shutting down; reconnect with Last-Event-ID to resume after the last event received"})
+	fmt.Fprintf(w, "retry: %d\nevent: %s\ndata: %s\n\n", ts.Limiter.RetryAfter().Milliseconds(), ShutdownEvent, data)
+	rc.Flush()
+}
+
 func maxEntries(limit int) int {
 	if limit <= 0 || limit > 1000 {
 		return 1000
@@ -198,18 +242,28 @@ func maxEntries(limit int) int {
 	return limit
 }
 
-// wait blocks until new entries may exist; false when the client left.
-func wait(ctx context.Context, signal <-chan struct{}, keepalive <-chan time.Time, w http.ResponseWriter, rc *http.ResponseController) bool {
+// What wait saw.
+const (
+	waitNew     = iota // new entries may exist
+	waitGone           // the client left
+	waitClosing        // the server is stopping
+)
+
+// wait blocks until new entries may exist, the client leaves or the
+// server stops.
+func wait(ctx context.Context, closing, signal <-chan struct{}, keepalive <-chan time.Time, w http.ResponseWriter, rc *http.ResponseController) int {
 	poll := time.NewTimer(eventPoll)
 	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return false
+			return waitGone
+		case <-closing:
+			return waitClosing
 		case <-signal:
-			return true
+			return waitNew
 		case <-poll.C:
-			return true
+			return waitNew
 		case <-keepalive:
 			fmt.Fprint(w, ": keepalive\n\n")
 			rc.Flush()

@@ -69,7 +69,8 @@ func OpenAPI(version string) (map[string]any, error) {
 					"content": jsonContent(ref("Error")),
 				},
 				"Unavailable": map[string]any{
-					"description": "Storage or a backend is briefly out, or the server reads too many bodies at once: retry after Retry-After seconds.",
+					"description": "Storage or a backend is briefly out, the server reads too many bodies or holds too many event streams at once, " +
+						"or it is shutting down: retry after Retry-After seconds.",
 					"headers": map[string]any{"Retry-After": map[string]any{"required": true,
 						"schema": map[string]any{"type": "string"}, "description": "seconds, or an HTTP date"}},
 					"content": jsonContent(ref("Error")),
@@ -376,10 +377,13 @@ func (g *schemaGen) events(resp map[string]any, status string) error {
 				"schema": map[string]any{"type": "string", "description": "Server-Sent Events. Each entry is an event whose id is its seq, " +
 					"whose name is its type and whose data is the entry as JSON (a TaskEvent); the stream ends when the task has " +
 					"finished and every entry was sent. When the token stops being valid the stream ends with an event named error " +
-					"whose data is an ErrorObject. Comment lines keep an idle stream open."},
+					"whose data is an ErrorObject. When the server shuts down the stream ends at once with an event named shutdown " +
+					"whose data is an ErrorObject (unavailable), after a retry field in milliseconds: reconnect with Last-Event-ID. " +
+					"Comment lines keep an idle stream open. Too many open streams for the token is 429, for the server 503, " +
+					"each with Retry-After."},
 				// What the data of each event is, by event name ("*" is
 				// every name but the others), for tools and the tests.
-				"x-skilld-event-data": map[string]any{"*": event, "error": streamErr},
+				"x-skilld-event-data": map[string]any{"*": event, "error": streamErr, ShutdownEvent: streamErr},
 			},
 		},
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 )
 
@@ -29,6 +30,10 @@ type Server struct {
 	// Watcher, when set, tells event streams about new entries of tasks
 	// running in this process, so they need not wait for the next poll.
 	Watcher Watcher
+	// Streams, when set, bounds the task event streams open at once, per
+	// token (429) and in all (503), and ends them with a "shutdown" event
+	// once closed; the web UI's task streams share it.
+	Streams *streamlimit.Limiter
 	// BodyIdleTimeout and MaxBodyBytesInFlight bound request bodies
 	// (defaults DefaultBodyIdleTimeout and DefaultMaxBodyBytesInFlight).
 	BodyIdleTimeout      time.Duration

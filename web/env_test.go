@@ -57,12 +57,22 @@ func newEnv(t *testing.T) *env {
 	e.memberTok, e.member = e.token(teamAdmin, skilld.RoleMember)
 	e.viewerTok, e.viewer = e.token(teamAdmin, skilld.RoleViewer)
 	e.otherTok, e.other = e.token(e.workspace("other"), skilld.RoleMember)
-	logger := slog.New(slog.DiscardHandler)
-	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: logger,
-		Mounts: map[string]http.Handler{web.Prefix: web.New(e.svc, web.Options{Logger: logger}), "GET /{$}": http.HandlerFunc(web.Redirect)}}
-	e.srv = httptest.NewServer(api.Handler())
-	t.Cleanup(e.srv.Close)
+	e.serve(web.Options{})
 	return e
+}
+
+// serve serves the UI with opts (and a silent logger), in place of the
+// server there was.
+func (e *env) serve(opts web.Options) {
+	if e.srv != nil {
+		e.srv.Close()
+	}
+	logger := slog.New(slog.DiscardHandler)
+	opts.Logger = logger
+	api := &httpapi.Server{Service: e.svc, Version: "test", Logger: logger,
+		Mounts: map[string]http.Handler{web.Prefix: web.New(e.svc, opts), "GET /{$}": http.HandlerFunc(web.Redirect)}}
+	e.srv = httptest.NewServer(api.Handler())
+	e.t.Cleanup(e.srv.Close)
 }
 
 func (e *env) workspace(name string) service.Actor {

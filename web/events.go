@@ -29,7 +29,7 @@ func (ui *UI) taskEvents(w http.ResponseWriter, r *http.Request, s *session) {
 			p.After = n
 		}
 	}
-	stream := httpapi.TaskStream{Service: ui.svc, Watcher: ui.opts.Watcher,
+	stream := httpapi.TaskStream{Service: ui.svc, Watcher: ui.opts.Watcher, Limiter: ui.opts.Streams,
 		Authenticate: func() (service.Actor, error) {
 			s, err := ui.authenticate(r)
 			if err != nil {
@@ -37,8 +37,14 @@ func (ui *UI) taskEvents(w http.ResponseWriter, r *http.Request, s *session) {
 			}
 			return s.actor, nil
 		},
-		// Another workspace's task is a normal 404 page.
-		Refuse: func(err error) { ui.fail(w, r, s, err) },
+		// Another workspace's task is a normal 404 page; a stream over
+		// its limit says when to come back, as the API's does.
+		Refuse: func(err error) {
+			if after := httpapi.RetryAfterOf(err); after != "" {
+				w.Header().Set("Retry-After", after)
+			}
+			ui.fail(w, r, s, err)
+		},
 	}
 	stream.Serve(w, r, s.actor, p)
 }

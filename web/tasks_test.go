@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/web"
 )
 
 // logEvent appends an event to a task's log as a run would.
@@ -147,6 +150,45 @@ func TestEventStream(t *testing.T) {
 	// Signed out, the stream is not served.
 	if p := e.browser().get("/ui/tasks/" + id + "/events"); p.status != http.StatusSeeOther {
 		t.Errorf("signed-out stream: %d", p.status)
+	}
+}
+
+// TestEventStreamLimitAndShutdown: the page's stream shares the API's
+// limiter: a token over its streams gets 429 with Retry-After; when the
+// server stops, an open stream ends at once with a retry field (an
+// EventSource reconnects after it by itself) and later ones get 503.
+func TestEventStreamLimitAndShutdown(t *testing.T) {
+	e := newEnv(t)
+	lim := streamlimit.New(streamlimit.Config{What: "event streams", PerToken: 1, RetryAfter: 2 * time.Second})
+	e.serve(web.Options{Streams: lim})
+	f := e.fixture()
+	e.logEvent(f.task.ID, agent.TaskStarted{})
+	b := e.signedIn(e.viewerTok)
+	path := "/ui/tasks/" + f.task.ID + "/events"
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.srv.URL+path, nil)
+	resp, err := b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("stream: %d", resp.StatusCode)
+	}
+	if p := b.get(path); p.status != http.StatusTooManyRequests || p.header.Get("Retry-After") != "2" {
+		t.Errorf("a second stream of the token: %d, Retry-After %q", p.status, p.header.Get("Retry-After"))
+	}
+	lim.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(body), "retry: 2000\nevent: shutdown\ndata: {\"code\":\"unavailable\",\"message\":\"the server is shutting down; reconnect with Last-Event-ID to resume after the last event received\"}\n\n") {
+		t.Errorf("the stream did not end with the shutdown event:\n%s", body)
+	}
+	if p := b.get(path); p.status != http.StatusServiceUnavailable || p.header.Get("Retry-After") != "2" {
+		t.Errorf("a stream while stopping: %d, Retry-After %q", p.status, p.header.Get("Retry-After"))
 	}
 }
 

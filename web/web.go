@@ -23,6 +23,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 )
 
@@ -47,6 +48,10 @@ type Options struct {
 	// Watcher makes task pages follow runs of this process without
 	// polling, as it does the API's event stream.
 	Watcher httpapi.Watcher
+	// Streams bounds the task pages' event streams with the API's own
+	// (httpapi.Server.Streams): one budget per token and for the server,
+	// whichever surface a stream comes through.
+	Streams *streamlimit.Limiter
 	// SecureCookies marks the session cookie Secure even when the request
 	// did not arrive over TLS (a TLS-terminating proxy in front).
 	SecureCookies bool
