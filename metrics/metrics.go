@@ -68,6 +68,8 @@ type Metrics struct {
 	egress        *prometheus.CounterVec
 	egressBytes   *prometheus.CounterVec
 	expired       prometheus.Counter
+	// streamRefusals: see streams.go.
+	streamRefusals *prometheus.CounterVec
 }
 
 // New returns the metrics of one server, registered on a registry of
@@ -94,6 +96,7 @@ func New(cfg Config) *Metrics {
 	m.limitKills = counter("sandbox_limit_kills_total", "Sandbox commands killed by a limit, by limit.", "limit")
 	m.egress = counter("sandbox_egress_total", "Connections of sandbox commands through their proxy, by result (allowed, denied).", "result")
 	m.egressBytes = counter("sandbox_egress_bytes_total", "Bytes through sandbox proxies, by direction (up: from the sandbox, down: to it).", "direction")
+	m.streamRefusals = newStreamRefusals()
 	m.activations = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "skill_activations_total", Help: "Skills activated."})
 	m.refusals = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "skill_refusals_total", Help: "Skill activations refused (over budget, withheld, not found)."})
 	m.toolsWithheld = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "tools_withheld_total", Help: "Tools the tool policy withheld, summed over task starts."})
@@ -104,7 +107,7 @@ func New(cfg Config) *Metrics {
 		Help: "Finished tasks this server's retention sweeper deleted, with their logs and outputs."})
 	m.reg.MustRegister(m.httpDuration, m.errors, m.runs, m.modelCalls, m.modelErrors, m.modelTokens, m.modelDuration,
 		m.toolCalls, m.activations, m.refusals, m.compactions, m.toolsWithheld, m.execDuration, m.execErrors, m.limitKills, m.egress, m.egressBytes, m.expired,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.streamRefusals, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Known label values start at 0, so the series exist (and rates work)
 	// before the first occurrence.
 	for _, source := range []string{"api", "executor"} {

@@ -214,3 +214,34 @@ func TestTasksExpired(t *testing.T) {
 		t.Errorf("after sweeps of 3, 0 and 2 tasks: %v", got)
 	}
 }
+
+// TestStreams: refusals are counted by kind and reason, every known pair
+// from 0, and the open streams of each kind are read at each scrape.
+func TestStreams(t *testing.T) {
+	m := metrics.New(metrics.Config{})
+	open := 3
+	if err := m.WatchStreams(metrics.StreamsTaskEvents, func() int { return open }); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WatchStreams(metrics.StreamsMCPSessions, func() int { return 1 }); err != nil {
+		t.Fatal(err)
+	}
+	m.RefusedStream(metrics.StreamsTaskEvents, "per_token")
+	m.RefusedStream(metrics.StreamsTaskEvents, "per_token")
+	m.RefusedStream(metrics.StreamsMCPSessions, "shutdown")
+	open = 5
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`skilld_stream_refusals_total{kind="task_events",reason="per_token"} 2`,
+		`skilld_stream_refusals_total{kind="task_events",reason="total"} 0`,
+		`skilld_stream_refusals_total{kind="mcp_sessions",reason="shutdown"} 1`,
+		`skilld_open_streams{kind="task_events"} 5`,
+		`skilld_open_streams{kind="mcp_sessions"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %s in\n%s", want, body)
+		}
+	}
+}
