@@ -21,9 +21,10 @@ import (
 	"github.com/skilld/skilld/web"
 )
 
-// shutdownGrace is how long in-flight requests get to finish after a stop
-// signal.
-const shutdownGrace = 15 * time.Second
+// minShutdownGrace is the least time requests get to finish after a stop
+// signal, even with --shutdown-timeout 0: enough for every event stream
+// to write its final event and end.
+const minShutdownGrace = 500 * time.Millisecond
 
 func runServe(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "serve", "[--addr HOST:PORT] [--path-import-root DIR]... [storage flags]\n\n"+
@@ -73,6 +74,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	var tf taskFlags
 	tf.register(fs)
 	tf.registerExecutor(fs)
+	var lf streamFlags
+	lf.register(fs)
 	var of obsFlags
 	of.register(fs)
 	pos, code, ok := parseArgs(fs, args)
@@ -82,7 +85,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) > 0 {
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
 	}
-	if err := errors.Join(envErr, sbf.check(), tf.check(), of.check(), rf.check()); err != nil {
+	if err := errors.Join(envErr, sbf.check(), tf.check(), lf.check(), of.check(), rf.check()); err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
 	allowedOrigins, err := mcpserver.ParseOrigins(*mcpOrigins)
@@ -154,16 +157,29 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
 		return exitFailure
 	}
-	api := &httpapi.Server{Service: svc, Version: versionString(), Logger: logger, Watcher: watcher,
+	running := 0
+	if tasks.local != nil {
+		running = tf.maxRunning
+	}
+	streams, sessions := lf.limiters(e.stderr, obs.metrics, running)
+	api := &httpapi.Server{Service: svc, Version: versionString(), Logger: logger, Watcher: watcher, Streams: streams,
 		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, AuthFailuresPerAddress: *authFailures, AuthFailureWindow: *authWindow, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery,
 		Degraded: room.Degraded}
 	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
 	// /ui/ is the web UI (docs/UI.md); / sends a browser there.
-	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}, AllowedOrigins: allowedOrigins}),
-		web.Prefix: web.New(svc, web.Options{Watcher: watcher, Logger: logger, MaxBodyBytesInFlight: *inFlight, BodyIdleTimeout: *bodyIdle}), "GET /{$}": http.HandlerFunc(web.Redirect)}
+	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}, AllowedOrigins: allowedOrigins, Sessions: sessions}),
+		web.Prefix: web.New(svc, web.Options{Watcher: watcher, Streams: streams, Logger: logger, MaxBodyBytesInFlight: *inFlight, BodyIdleTimeout: *bodyIdle}), "GET /{$}": http.HandlerFunc(web.Redirect)}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	// Shutdown waits for requests to end, and a stream ends only when its
+	// task does or its client leaves: closing the limiters ends them at
+	// once, each with a final event telling its client to reconnect, and
+	// refuses new ones.
+	srv.RegisterOnShutdown(func() {
+		streams.Close()
+		sessions.Close()
+	})
 	dbURL, blobsURL, _ := sf.urls()
 	fmt.Fprintf(e.stderr, "skilld: listening on http://%s (db %s, blobs %s)\n", ln.Addr(), redactURL(dbURL), redactURL(blobsURL))
 
@@ -176,13 +192,30 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(e.stderr, "skilld: shutting down")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(e.stderr, "skilld serve: shutdown: %v\n", err)
-		return exitFailure
-	}
+	// The tasks drain (new ones refused, running ones given
+	// --shutdown-timeout) while the HTTP server stops, not after it, so
+	// the whole stop takes --shutdown-timeout at most, whatever is
+	// connected.
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		tasks.drain()
+	}()
+	shutdownHTTP(e, srv, max(tf.shutdownTimeout, minShutdownGrace))
+	<-drained
 	return exitOK
+}
+
+// shutdownHTTP stops srv: no new connections, streams end at once (see
+// RegisterOnShutdown), requests in flight get grace to finish. Those
+// still running after it are cut off: a stop must not wait on a client.
+func shutdownHTTP(e *env, srv *http.Server, grace time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		fmt.Fprintf(e.stderr, "skilld: requests still running after %s were cut off\n", grace)
+		srv.Close()
+	}
 }
 
 // bootstrap prepares an empty database: workspace "default" and an

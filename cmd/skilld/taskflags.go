@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/skilld/skilld/agent/tokenizer"
@@ -81,13 +82,34 @@ func (f *taskFlags) registerExecutor(fs *flag.FlagSet) {
 
 // taskRuntime is serve's executor, made by the service it runs tasks for
 // (service.Config.Executor): prepare readies what it needs, service.New
-// makes it, start picks up the tasks a restart left, stop ends it.
+// makes it, start picks up the tasks a restart left, drain lets running
+// tasks finish (or suspends them) while the HTTP server stops, stop ends
+// it.
 type taskRuntime struct {
 	// make is service.Config.Executor.
 	make func(*service.Service) service.Executor
 	// local is the executor make made, when it is the local one.
 	local *executor.Local
-	stop  func()
+	// drainTasks refuses new tasks and lets the running ones finish for
+	// up to --shutdown-timeout, suspending the rest (nil: nothing runs
+	// here); closeAll closes what prepare opened.
+	drainTasks, closeAll func()
+	drainOnce            sync.Once
+}
+
+// drain runs drainTasks once, however often it is called.
+func (rt *taskRuntime) drain() {
+	rt.drainOnce.Do(func() {
+		if rt.drainTasks != nil {
+			rt.drainTasks()
+		}
+	})
+}
+
+// stop drains, if that was not done, then closes.
+func (rt *taskRuntime) stop() {
+	rt.drain()
+	rt.closeAll()
 }
 
 // prepare readies serve's executor: the Temporal client, or the local
@@ -101,7 +123,9 @@ func (f *taskFlags) prepare(ctx context.Context, e *env, logger *slog.Logger, db
 			return nil, err
 		}
 		fmt.Fprintf(e.stderr, "skilld: tasks run on workers of task queue %q (namespace %q at %s)\n", f.temporal.queue, f.temporal.namespace, f.temporal.hostPort)
-		return &taskRuntime{stop: c.Close, make: func(*service.Service) service.Executor {
+		// Workers run the tasks; the client closes after the last request
+		// that could use it.
+		return &taskRuntime{closeAll: c.Close, make: func(*service.Service) service.Executor {
 			return &skdtemporal.Executor{Client: c, TaskQueue: f.temporal.queue, DB: db, Heartbeat: f.temporal.heartbeat}
 		}}, nil
 	}
@@ -117,11 +141,13 @@ func (f *taskFlags) prepare(ctx context.Context, e *env, logger *slog.Logger, db
 			execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout, outputBudget: f.outputBytes, observer: f.observer, logger: logger})
 		return rt.local
 	}
-	rt.stop = func() {
+	rt.drainTasks = func() {
 		if rt.local != nil {
 			fmt.Fprintf(e.stderr, "skilld: letting running tasks finish for up to %s; the rest resume at the next start\n", f.shutdownTimeout)
 			rt.local.Drain(f.shutdownTimeout)
 		}
+	}
+	rt.closeAll = func() {
 		if sbx != nil {
 			sbx.close()
 		}
