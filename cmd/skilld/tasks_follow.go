@@ -68,22 +68,26 @@ func (c *apiCmd) follow(ctx context.Context, id string) int {
 		if streamErr != nil && !transient(streamErr) {
 			return c.fail(streamErr)
 		}
-		// The stream ended: because the task did, or on the way?
-		t, err := httpapi.Call(ctx, cl, service.OpTasksGet, service.GetTaskParams{TaskRef: service.TaskRef{ID: id}})
-		switch {
-		case err == nil && t.Status.Done() && t.LastSeq <= last:
-			p.close()
-			if !ended && !c.json {
-				fmt.Fprintf(c.e.stdout, "✗ %s\n", describeEnd(t))
+		err = streamErr
+		// The stream ended: because the task did, or on the way? A server
+		// that said it is stopping is not asked: it is going away.
+		if !errors.Is(streamErr, errServerStopping) {
+			t, getErr := httpapi.Call(ctx, cl, service.OpTasksGet, service.GetTaskParams{TaskRef: service.TaskRef{ID: id}})
+			switch {
+			case getErr == nil && t.Status.Done() && t.LastSeq <= last:
+				p.close()
+				if !ended && !c.json {
+					fmt.Fprintf(c.e.stdout, "✗ %s\n", describeEnd(t))
+				}
+				if t.Status != skilld.TaskCompleted {
+					return exitFailure
+				}
+				return exitOK
+			case getErr != nil && !transient(getErr):
+				return c.fail(getErr)
+			case getErr != nil:
+				err = getErr
 			}
-			if t.Status != skilld.TaskCompleted {
-				return exitFailure
-			}
-			return exitOK
-		case err != nil && !transient(err):
-			return c.fail(err)
-		case err == nil:
-			err = streamErr
 		}
 		failures++
 		why := "the event stream ended early"
@@ -95,7 +99,9 @@ func (c *apiCmd) follow(ctx context.Context, id string) int {
 			fmt.Fprintf(c.e.stderr, "skilld: %s; gave up following task %s after %d attempts (skilld tasks follow %s resumes)\n", why, id, failures, id)
 			return exitFailure
 		}
-		wait := followBackoff(failures)
+		// A server that asked for a wait (Retry-After of a refused
+		// stream, the retry of a stream it ended) gets it.
+		wait := max(followBackoff(failures), retryWait(err))
 		p.close()
 		fmt.Fprintf(c.e.stderr, "%s; reconnecting in %s after event %d (attempt %d of %d)\n", why, wait, last, failures+1, followAttempts)
 		select {
@@ -103,6 +109,28 @@ func (c *apiCmd) follow(ctx context.Context, id string) int {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// errServerStopping marks a stream the server ended because it is
+// shutting down (its "shutdown" event): following resumes once it, or
+// another server, answers again.
+var errServerStopping = errors.New("the server is shutting down")
+
+// maxRetryWait bounds what a server may ask a follower to wait.
+const maxRetryWait = 30 * time.Second
+
+// retryWait is the wait err's "retry_after" detail asks for, in seconds,
+// or 0.
+func retryWait(err error) time.Duration {
+	for _, d := range skilld.ErrorDetails(err) {
+		if d.Field != "retry_after" {
+			continue
+		}
+		if n, perr := strconv.ParseFloat(d.Message, 64); perr == nil && n > 0 {
+			return min(time.Duration(n*float64(time.Second)), maxRetryWait)
+		}
+	}
+	return 0
 }
 
 // transient reports whether following may succeed if tried again: the
@@ -160,7 +188,7 @@ func (c *apiCmd) stream(ctx context.Context, cl *httpapi.Client, id string, afte
 		return after, streamRefusal(resp)
 	}
 	r := bufio.NewReader(resp.Body)
-	var event string
+	var event, retry string
 	var data strings.Builder
 	for {
 		line, err := r.ReadString('\n')
@@ -177,8 +205,11 @@ func (c *apiCmd) stream(ctx context.Context, cl *httpapi.Client, id string, afte
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" { // the end of one event
 			if data.Len() > 0 {
-				if event == "error" {
+				switch event {
+				case "error":
 					return after, eventError(data.String())
+				case httpapi.ShutdownEvent:
+					return after, shutdownError(retry)
 				}
 				ev, err := decodeEvent([]byte(data.String()))
 				if err != nil {
@@ -203,6 +234,8 @@ func (c *apiCmd) stream(ctx context.Context, cl *httpapi.Client, id string, afte
 				data.WriteByte('\n')
 			}
 			data.WriteString(value)
+		case "retry":
+			retry = value
 		}
 		// "id" repeats the event's seq, which the data carries; lines
 		// starting with ":" are keepalives.
@@ -238,6 +271,18 @@ func eventError(data string) error {
 		return skilld.Errorf(skilld.EUNAVAILABLE, "the event stream ended with an error: %s", data)
 	}
 	return &skilld.Error{Code: e.Code, Message: e.Message}
+}
+
+// shutdownError is the "shutdown" event a stream ends with when its
+// server stops, with the wait its retry field (milliseconds) asks for as
+// a retry_after detail. The event's message tells API clients what to do,
+// which following does by itself, so it is not repeated.
+func shutdownError(retry string) error {
+	err := &skilld.Error{Code: skilld.EUNAVAILABLE, Message: errServerStopping.Error(), Err: errServerStopping}
+	if ms, perr := strconv.ParseInt(retry, 10, 64); perr == nil && ms > 0 {
+		err.Details = []skilld.Detail{{Field: "retry_after", Message: strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)}}
+	}
+	return err
 }
 
 // unwrapURL returns the cause inside a *url.Error.
