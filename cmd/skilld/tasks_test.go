@@ -169,19 +169,30 @@ type cutProxy struct {
 	ids    []string
 }
 
-func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// forward sends r to target and writes the answer's status and headers;
+// the caller copies the body and closes it. Nil when target did not
+// answer (a 502 is written).
+func forward(w http.ResponseWriter, r *http.Request, target *url.URL) *http.Response {
 	out := r.Clone(r.Context())
-	out.URL.Scheme, out.URL.Host, out.RequestURI = p.target.Scheme, p.target.Host, ""
+	out.URL.Scheme, out.URL.Host, out.RequestURI = target.Scheme, target.Host, ""
 	resp, err := http.DefaultTransport.RoundTrip(out)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
+		return nil
 	}
-	defer resp.Body.Close()
 	for k, v := range resp.Header {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(resp.StatusCode)
+	return resp
+}
+
+func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	resp := forward(w, r, p.target)
+	if resp == nil {
+		return
+	}
+	defer resp.Body.Close()
 	if !strings.HasSuffix(r.URL.Path, "/events") {
 		io.Copy(w, resp.Body)
 		return
@@ -205,24 +216,35 @@ func (p *cutProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TestTasksFollowResumes: a stream that drops is resumed after the last
-// event shown, with Last-Event-ID; every event is shown exactly once, in
-// order, and the reconnection is said.
-func TestTasksFollowResumes(t *testing.T) {
+// followVia runs a task of the analyst to its end, then follows it with
+// the CLI through the proxy proxy makes for the server's URL, and returns
+// what the CLI printed, having exited 0.
+func followVia(t *testing.T, proxy func(target *url.URL) http.Handler) (out, errOut string) {
+	t.Helper()
 	s := newTaskServer(t)
 	s.analyst(t)
 	task := s.okJSON(t, "tasks", "start", "analyst", "How many rows has orders.csv?")
 	id := task["id"].(string)
 	s.waitStatus(t, id, "completed")
-
 	target, _ := url.Parse(s.url)
-	p := &cutProxy{target: target, cut: 3}
-	proxy := httptest.NewServer(p)
-	defer proxy.Close()
-	code, out, errOut := runCLI(t, "tasks", "follow", id, "--json", "--server", proxy.URL, "--token", s.token)
+	srv := httptest.NewServer(proxy(target))
+	defer srv.Close()
+	code, out, errOut := runCLI(t, "tasks", "follow", id, "--json", "--server", srv.URL, "--token", s.token)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
+	return out, errOut
+}
+
+// TestTasksFollowResumes: a stream that drops is resumed after the last
+// event shown, with Last-Event-ID; every event is shown exactly once, in
+// order, and the reconnection is said.
+func TestTasksFollowResumes(t *testing.T) {
+	var p *cutProxy
+	out, errOut := followVia(t, func(target *url.URL) http.Handler {
+		p = &cutProxy{target: target, cut: 3}
+		return p
+	})
 	var seqs []int64
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var ev struct {
@@ -244,6 +266,88 @@ func TestTasksFollowResumes(t *testing.T) {
 	}
 	if len(p.ids) != 2 || p.ids[0] != "" || p.ids[1] != "3" {
 		t.Errorf("Last-Event-ID of the stream requests: %q", p.ids)
+	}
+}
+
+// stopProxy stands for a server at its limits and then stopping: it
+// answers the first event stream request 429 with Retry-After, as a
+// token holding its most streams gets; ends the second after cut events
+// with the shutdown event of a server that stops; forwards the rest. It
+// counts the task reads (GET …/tasks/{id}) it forwards.
+type stopProxy struct {
+	target *url.URL
+	cut    int
+	mu     sync.Mutex
+	ids    []string
+	reads  int
+}
+
+func (p *stopProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	stream := strings.HasSuffix(r.URL.Path, "/events")
+	n := len(p.ids)
+	if stream {
+		p.ids = append(p.ids, r.Header.Get("Last-Event-ID"))
+	} else if strings.Contains(r.URL.Path, "/tasks/") {
+		p.reads++
+	}
+	p.mu.Unlock()
+	if stream && n == 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"code":"rate_limited","message":"this token holds its most open event streams (32); close one, or retry in 1 s","details":[{"field":"retry_after","message":"1"}]}}`)
+		return
+	}
+	resp := forward(w, r, p.target)
+	if resp == nil {
+		return
+	}
+	defer resp.Body.Close()
+	if !stream || n > 1 {
+		io.Copy(w, resp.Body)
+		return
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	for events := 0; events < p.cut && sc.Scan(); {
+		io.WriteString(w, sc.Text()+"\n")
+		if sc.Text() == "" {
+			events++
+		}
+	}
+	io.WriteString(w, "retry: 1000\nevent: shutdown\ndata: {\"code\":\"unavailable\",\"message\":\"the server is shutting down; reconnect with Last-Event-ID to resume after the last event received\"}\n\n")
+}
+
+// TestTasksFollowWaitsOut: following waits as long as a refused stream's
+// Retry-After says, and after a stream ended by a stopping server as long
+// as its retry field says, without asking that server for the task, and
+// resumes after the last event shown: every event once, in order.
+func TestTasksFollowWaitsOut(t *testing.T) {
+	var p *stopProxy
+	out, errOut := followVia(t, func(target *url.URL) http.Handler {
+		p = &stopProxy{target: target, cut: 3}
+		return p
+	})
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i, line := range lines {
+		var ev struct{ Seq int64 }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Seq != int64(i+1) {
+			t.Fatalf("event %d: %q, want seq %d (each once, in order)", i, line, i+1)
+		}
+	}
+	for _, want := range []string{
+		"this token holds its most open event streams (32); close one, or retry in 1 s; reconnecting in 1s after event 0 (attempt 2 of 10)\n",
+		"the server is shutting down; reconnecting in 1s after event 3 (attempt 2 of 10)\n",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	// One read after the refusal, one at the end; none after the
+	// shutdown event.
+	if len(lines) <= p.cut || len(p.ids) != 3 || p.ids[2] != "3" || p.reads != 2 {
+		t.Errorf("%d events, stream requests with Last-Event-ID %q, %d task reads", len(lines), p.ids, p.reads)
 	}
 }
 
