@@ -36,7 +36,8 @@ type taskFlags struct {
 }
 
 // DefaultShutdownTimeout is how long a stopping server lets running tasks
-// go on before it suspends them for the next start.
+// go on before it suspends them for the next start, and requests in
+// flight go on before it cuts them off.
 const DefaultShutdownTimeout = 30 * time.Second
 
 func (f *taskFlags) register(fs *flag.FlagSet) {
@@ -47,7 +48,8 @@ func (f *taskFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.outputBudget, "task-output-budget", cmp.Or(os.Getenv("SKILLD_TASK_OUTPUT_BUDGET"), "256MiB"),
 		"the most large tool outputs (kept as blobs) one task may store; a task past it is stopped and fails\n(env SKILLD_TASK_OUTPUT_BUDGET)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", DefaultShutdownTimeout,
-		"on stop, how long running tasks may go on before they are suspended, to resume at the next start\n(env SKILLD_SHUTDOWN_TIMEOUT)")
+		"on stop, how long running tasks may go on before they are suspended, to resume at the next start\n"+
+			"(serve: and requests in flight may finish; event streams end at once) (env SKILLD_SHUTDOWN_TIMEOUT)")
 	f.envErr = envFlags(fs, map[string]string{"max-running-tasks": "SKILLD_MAX_RUNNING_TASKS", "task-timeout": "SKILLD_TASK_TIMEOUT", "shutdown-timeout": "SKILLD_SHUTDOWN_TIMEOUT"})
 }
 
