@@ -314,7 +314,11 @@ func writeError(w http.ResponseWriter, err error) {
 		}
 		w.Header().Set("Retry-After", after)
 	}
+	body := map[string]any{"code": code, "message": skilld.ErrorMessage(err)}
+	if details := skilld.ErrorDetails(err); len(details) > 0 {
+		body["details"] = details
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": skilld.ErrorMessage(err)}})
+	json.NewEncoder(w).Encode(map[string]any{"error": body})
 }

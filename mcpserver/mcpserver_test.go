@@ -493,7 +493,8 @@ func TestMCPHTTPSessionLimits(t *testing.T) {
 		resp := send(t, ts.URL, "POST", secret, "", initializeBody)
 		var body bytes.Buffer
 		body.ReadFrom(resp.Body)
-		if resp.StatusCode != status || resp.Header.Get("Retry-After") != "5" || !strings.Contains(body.String(), `"`+code+`"`) {
+		if resp.StatusCode != status || resp.Header.Get("Retry-After") != "5" || !strings.Contains(body.String(), `"`+code+`"`) ||
+			!strings.Contains(body.String(), `"details":[{"field":"retry_after","message":"5"}]`) {
 			t.Errorf("a session over the limit: %d, Retry-After %q, %s; want %d %s", resp.StatusCode, resp.Header.Get("Retry-After"), body.String(), status, code)
 		}
 	}
