@@ -12,4 +12,9 @@ type Workspace struct {
 	// in place of the server's --task-retention. Empty: the server's.
 	TaskRetention string    `json:"task_retention,omitempty"`
 	CreatedAt     time.Time `json:"created_at"`
+	// MaxRunningTasks and MaxQueuedTasks are the workspace's own caps on
+	// its tasks, set by an instance admin; nil when the server's defaults
+	// apply (0: no cap of the workspace's own).
+	MaxRunningTasks *int `json:"max_running_tasks,omitempty"`
+	MaxQueuedTasks  *int `json:"max_queued_tasks,omitempty"`
 }

@@ -15,7 +15,7 @@ type WorkspaceQueries interface {
 	WorkspaceGet(ctx context.Context, p *WorkspaceGetParams) (*skilld.Workspace, error)
 	// WorkspaceList lists workspaces by name.
 	WorkspaceList(ctx context.Context, p *WorkspaceListParams) ([]*skilld.Workspace, error)
-	// WorkspaceUpdate changes what is set and returns the workspace.
+	// WorkspaceUpdate changes a workspace's settings and returns it.
 	// ENOTFOUND when there is none.
 	WorkspaceUpdate(ctx context.Context, p *WorkspaceUpdateParams) (*skilld.Workspace, error)
 	// WorkspaceDelete removes a workspace and everything it owns.
@@ -29,11 +29,16 @@ type WorkspaceGetParams struct{ ID, Name string }
 
 type WorkspaceListParams struct{ Page Page }
 
+// WorkspaceUpdateParams are the settings to change: a nil field is left
+// as it is. A negative task cap clears the workspace's own, so that the
+// server's default applies again.
 type WorkspaceUpdateParams struct {
 	ID string
 	// TaskRetention, when not nil, replaces the workspace's task
 	// retention ("" for the server's).
-	TaskRetention *string
+	TaskRetention   *string
+	MaxRunningTasks *int
+	MaxQueuedTasks  *int
 }
 
 type WorkspaceDeleteParams struct{ ID string }

@@ -74,6 +74,35 @@ func testWorkspaces(t *testing.T, open Opener) {
 	wantCode(t, err, skilld.ENOTFOUND)
 	_, err = s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: "missing"})
 	wantCode(t, err, skilld.ENOTFOUND)
+	// Task caps: nil is the server's default, 0 no cap, a negative value
+	// clears the workspace's own; a field left out stays.
+	four, zero := 4, 0
+	up := must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID, MaxRunningTasks: &four, MaxQueuedTasks: &zero}))
+	if up.ID != a.ID || up.Name != "alpha" || !up.CreatedAt.Equal(a.CreatedAt) || up.MaxRunningTasks == nil || *up.MaxRunningTasks != 4 || up.MaxQueuedTasks == nil || *up.MaxQueuedTasks != 0 {
+		t.Fatalf("updated %+v", up)
+	}
+	if got := must[*skilld.Workspace](t)(s.WorkspaceGet(ctx(t), &store.WorkspaceGetParams{Name: "alpha"})); !reflect.DeepEqual(got, up) {
+		t.Errorf("read back %+v, want %+v", got, up)
+	}
+	unset := -1
+	up = must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID, MaxQueuedTasks: &unset}))
+	if up.MaxRunningTasks == nil || *up.MaxRunningTasks != 4 || up.MaxQueuedTasks != nil {
+		t.Errorf("after clearing the queued cap: %+v", up)
+	}
+	if got := must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID})); !reflect.DeepEqual(got, up) {
+		t.Errorf("an update of nothing gave %+v, want %+v", got, up)
+	}
+	for _, w := range must[[]*skilld.Workspace](t)(s.WorkspaceList(ctx(t), &store.WorkspaceListParams{})) {
+		if w.ID == a.ID && !reflect.DeepEqual(w, up) {
+			t.Errorf("listed %+v, want %+v", w, up)
+		}
+	}
+	_, err = s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: "no-such-workspace", MaxRunningTasks: &four})
+	wantCode(t, err, skilld.ENOTFOUND)
+	up = must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID, MaxRunningTasks: &unset}))
+	if up.MaxRunningTasks != nil || up.MaxQueuedTasks != nil {
+		t.Errorf("after clearing both caps: %+v", up)
+	}
 
 	// Deleting a workspace takes everything it owns with it.
 	sk := newSkill(t, s, a.ID, "doomed")

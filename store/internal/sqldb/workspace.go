@@ -2,16 +2,18 @@ package sqldb
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
 )
 
-const workspaceColumns = `id, name, task_retention, created_at`
+const workspaceColumns = `id, name, task_retention, created_at, max_running_tasks, max_queued_tasks`
 
 func scanWorkspace(r Row) (*skilld.Workspace, error) {
 	var w skilld.Workspace
-	if err := r.Scan(&w.ID, &w.Name, &w.TaskRetention, &w.CreatedAt); err != nil {
+	if err := r.Scan(&w.ID, &w.Name, &w.TaskRetention, &w.CreatedAt, &w.MaxRunningTasks, &w.MaxQueuedTasks); err != nil {
 		return nil, err
 	}
 	w.CreatedAt = utc(w.CreatedAt)
@@ -45,12 +47,36 @@ func (q *Queries) WorkspaceList(ctx context.Context, p *store.WorkspaceListParam
 }
 
 func (q *Queries) WorkspaceUpdate(ctx context.Context, p *store.WorkspaceUpdateParams) (*skilld.Workspace, error) {
-	if p.TaskRetention == nil {
+	var set []string
+	var args []any
+	if p.TaskRetention != nil {
+		set, args = append(set, "task_retention = ?"), append(args, *p.TaskRetention)
+	}
+	for _, c := range []struct {
+		col string
+		v   *int
+	}{{"max_running_tasks", p.MaxRunningTasks}, {"max_queued_tasks", p.MaxQueuedTasks}} {
+		if c.v != nil {
+			set, args = append(set, c.col+" = ?"), append(args, nullCap(*c.v))
+		}
+	}
+	if len(set) == 0 {
 		return q.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: p.ID})
 	}
-	w, err := scanWorkspace(q.c.ExecRow(ctx, `UPDATE workspaces SET task_retention = ? WHERE id = ? RETURNING `+workspaceColumns,
-		*p.TaskRetention, p.ID))
-	return w, notFound(err, "workspace %q", p.ID)
+	w, err := scanWorkspace(q.c.ExecRow(ctx, `UPDATE workspaces SET `+strings.Join(set, ", ")+` WHERE id = ? RETURNING `+workspaceColumns,
+		append(args, p.ID)...))
+	if errors.Is(err, ErrNoRows) {
+		return nil, notFound(err, "workspace %q", p.ID)
+	}
+	return w, internal(err, "updating workspace %q", p.ID)
+}
+
+// nullCap stores a negative cap as NULL: none of the workspace's own.
+func nullCap(n int) any {
+	if n < 0 {
+		return nil
+	}
+	return n
 }
 
 func (q *Queries) WorkspaceDelete(ctx context.Context, p *store.WorkspaceDeleteParams) error {
