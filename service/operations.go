@@ -68,7 +68,7 @@ func newOpNoResult[P any](name, tool, summary string, fn func(*Service, context.
 var (
 	OpWorkspacesCreate = newOp("workspaces.create", "", "Create a workspace (instance admins)", (*Service).CreateWorkspace)
 	OpWorkspacesList   = newOp("workspaces.list", "", "List workspaces", (*Service).ListWorkspaces)
-	OpWorkspacesUpdate = newOp("workspaces.update", "", "Change a workspace's settings: how long it keeps finished tasks (instance admins)", (*Service).UpdateWorkspace)
+	OpWorkspacesUpdate = newOp("workspaces.update", "", "Change a workspace's settings: how long it keeps finished tasks, its own task caps (instance admins)", (*Service).UpdateWorkspace)
 	OpAdminFsck        = newOp("admin.fsck", "", "Check every stored blob and package; with repair, remove unreferenced blobs (instance admins)", (*Service).Fsck)
 	OpTokensCreate     = newOp("tokens.create", "", "Create an API token; its secret is shown once (admins)", (*Service).CreateToken)
 	OpTokensList       = newOp("tokens.list", "", "List the workspace's tokens (admins)", (*Service).ListTokens)

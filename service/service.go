@@ -25,6 +25,9 @@ type Service struct {
 	auth     authCache
 	lists    listCache
 	rates    rateLimits
+	// admission serializes the starts of a workspace's tasks while its
+	// queued cap holds (admitTask).
+	admission admission
 }
 
 // Config holds the service's settings; the zero value is safe.
@@ -45,6 +48,9 @@ type Config struct {
 	Executor func(*Service) Executor
 	// Rates bound expensive operations per workspace (imports, searches).
 	Rates Rates
+	// TaskLimits are the caps on each workspace's tasks where the
+	// workspace has none of its own (zero: none).
+	TaskLimits TaskLimits
 }
 
 // GitHubFetcher downloads the chosen skill folders of a GitHub repository

@@ -70,12 +70,17 @@ type StartTaskParams struct {
 // agent's model can run here: its caller may run it with another
 // (skilld run --agent --model).
 func (s *Service) StartTask(ctx context.Context, a Actor, p StartTaskParams) (*skilld.Task, error) {
-	return s.startTask(ctx, a, p, false)
+	rec, err := s.newTask(ctx, a, p, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.recordTask(ctx, a, rec)
 }
 
-// startTask is StartTask; with checkModel, a task whose model this
-// server's executor cannot run is refused before anything is recorded.
-func (s *Service) startTask(ctx context.Context, a Actor, p StartTaskParams, checkModel bool) (*skilld.Task, error) {
+// newTask checks a start and makes the task's record, snapshot included;
+// with checkModel, a task whose model this server's executor cannot run
+// is refused. Nothing is recorded yet (recordTask).
+func (s *Service) newTask(ctx context.Context, a Actor, p StartTaskParams, checkModel bool) (*store.TaskCreateParams, error) {
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
@@ -119,7 +124,12 @@ func (s *Service) startTask(ctx context.Context, a Actor, p StartTaskParams, che
 			pins = append(pins, sk.Digest)
 		}
 	}
-	t, err := s.db.TaskCreate(ctx, &store.TaskCreateParams{WorkspaceID: a.WorkspaceID, AgentID: ag.ID, Input: p.Input, Config: config, CreatedBy: a.Name, Packages: pins})
+	return &store.TaskCreateParams{WorkspaceID: a.WorkspaceID, AgentID: ag.ID, Input: p.Input, Config: config, CreatedBy: a.Name, Packages: pins}, nil
+}
+
+// recordTask records a task newTask made, queued.
+func (s *Service) recordTask(ctx context.Context, a Actor, rec *store.TaskCreateParams) (*skilld.Task, error) {
+	t, err := s.db.TaskCreate(ctx, rec)
 	if err != nil {
 		return nil, err
 	}

@@ -53,14 +53,25 @@ type TimeoutLimiter interface {
 	TaskTimeout() time.Duration
 }
 
-// RunTask starts a task for an agent and hands it to the executor.
+// RunTask starts a task for an agent and hands it to the executor. A
+// workspace at its queued cap (TaskLimits.MaxQueued) is refused with
+// ERATELIMITED before anything is recorded.
 func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*skilld.Task, error) {
 	if r, ok := s.exec.(Ready); ok {
 		if err := r.Ready(); err != nil {
 			return nil, err
 		}
 	}
-	t, err := s.startTask(ctx, a, p, true)
+	rec, err := s.newTask(ctx, a, p, true)
+	if err != nil {
+		return nil, err
+	}
+	release, err := s.admitTask(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	t, err := s.recordTask(ctx, a, rec)
 	if err != nil {
 		return nil, err
 	}

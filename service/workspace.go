@@ -67,12 +67,15 @@ func (s *Service) ListWorkspaces(ctx context.Context, a Actor, p ListWorkspacesP
 type UpdateWorkspaceParams struct {
 	// TaskRetention replaces the workspace's retention when given: a Go
 	// duration, "0" to keep finished tasks forever, "" for the server's.
-	TaskRetention *string `json:"task_retention,omitempty" jsonschema:"how long the workspace keeps finished tasks, such as 720h; 0 keeps them forever, an empty string returns to the server's --task-retention"`
+	TaskRetention   *string `json:"task_retention,omitempty" jsonschema:"how long the workspace keeps finished tasks, such as 720h; 0 keeps them forever, an empty string returns to the server's --task-retention"`
+	MaxRunningTasks *int    `json:"max_running_tasks,omitempty" jsonschema:"the most tasks of the workspace that run at once, its others waiting (0: no cap of its own; -1: the server's --workspace-max-running again)"`
+	MaxQueuedTasks  *int    `json:"max_queued_tasks,omitempty" jsonschema:"the most tasks of the workspace that wait to start; more are refused with 429 (0: no cap of its own; -1: the server's --workspace-max-queued again)"`
 }
 
 // UpdateWorkspace changes a workspace's settings (instance admins only:
-// how long tasks are kept is the operator's call, like the server's
-// --task-retention it overrides).
+// how long tasks are kept and how many may run or wait are the
+// operator's call, like the server flags they override). Fields left out
+// stay as they are.
 func (s *Service) UpdateWorkspace(ctx context.Context, a Actor, p UpdateWorkspaceParams) (*skilld.Workspace, error) {
 	if err := a.requireInstanceAdmin(); err != nil {
 		return nil, err
@@ -82,11 +85,25 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a Actor, p UpdateWorkspac
 			return nil, invalidField("task_retention", "%s", skilld.ErrorMessage(err))
 		}
 	}
-	w, err := s.db.WorkspaceUpdate(ctx, &store.WorkspaceUpdateParams{ID: a.WorkspaceID, TaskRetention: p.TaskRetention})
+	for _, f := range []struct {
+		name string
+		v    *int
+	}{{"max_running_tasks", p.MaxRunningTasks}, {"max_queued_tasks", p.MaxQueuedTasks}} {
+		if f.v != nil && (*f.v < -1 || *f.v > MaxTaskLimit) {
+			return nil, invalidField(f.name, "%s must be from 0 to %d (0: no cap), or -1 for the server's default, not %d", f.name, MaxTaskLimit, *f.v)
+		}
+	}
+	w, err := s.db.WorkspaceUpdate(ctx, &store.WorkspaceUpdateParams{ID: a.WorkspaceID, TaskRetention: p.TaskRetention,
+		MaxRunningTasks: p.MaxRunningTasks, MaxQueuedTasks: p.MaxQueuedTasks})
 	if err != nil {
 		return nil, err
 	}
+	// Cached by ID and by name: both must read the new settings at once.
+	s.auth.workspaces.drop(func(c skilld.Workspace) bool { return c.ID == w.ID })
 	s.event(ctx, a, w.ID, "workspace.updated", w.ID)
+	if lw, ok := s.exec.(LimitWatcher); ok {
+		lw.LimitsChanged(w.ID, s.limitsOf(w))
+	}
 	return w, nil
 }
 

@@ -140,7 +140,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer tasks.stop()
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
-		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
+		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
 	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure

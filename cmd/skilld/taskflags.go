@@ -30,7 +30,10 @@ type taskFlags struct {
 	outputBudget    string
 	outputBytes     int64 // outputBudget, parsed by check
 	shutdownTimeout time.Duration
-	envErr          error
+	// limits are serve's caps on each workspace's tasks
+	// (--workspace-max-running, --workspace-max-queued).
+	limits service.TaskLimits
+	envErr error
 	// observer is what the local executor reports to (set by serve).
 	observer executor.Observer
 }
@@ -69,12 +72,25 @@ func (f *taskFlags) check() error {
 		return fmt.Errorf("--temporal-heartbeat must not be negative")
 	case f.shutdownTimeout < 0:
 		return fmt.Errorf("--shutdown-timeout must not be negative")
+	case f.limits.MaxRunning < 0 || f.limits.MaxRunning > service.MaxTaskLimit:
+		return fmt.Errorf("--workspace-max-running must be from 0 (no cap) to %d, not %d", service.MaxTaskLimit, f.limits.MaxRunning)
+	case f.limits.MaxQueued < 0 || f.limits.MaxQueued > service.MaxTaskLimit:
+		return fmt.Errorf("--workspace-max-queued must be from 0 (no cap) to %d, not %d", service.MaxTaskLimit, f.limits.MaxQueued)
 	}
 	return nil
 }
 
-// registerExecutor adds the choice of executor, for serve.
+// registerExecutor adds the choice of executor and the caps on each
+// workspace's tasks, for serve.
 func (f *taskFlags) registerExecutor(fs *flag.FlagSet) {
+	fs.IntVar(&f.limits.MaxRunning, "workspace-max-running", 0,
+		"tasks of one workspace that run at once, its others waiting while other workspaces' run; 0: no cap\n"+
+			"but --max-running-tasks (an instance admin may set a workspace's own: PATCH /v1/workspaces/{ws});\n"+
+			"the local executor only (env SKILLD_WORKSPACE_MAX_RUNNING)")
+	fs.IntVar(&f.limits.MaxQueued, "workspace-max-queued", service.DefaultMaxQueuedTasks,
+		"tasks of one workspace that may wait to start; more are refused with 429 rate_limited; 0: no cap\n"+
+			"(an instance admin may set a workspace's own: PATCH /v1/workspaces/{ws}) (env SKILLD_WORKSPACE_MAX_QUEUED)")
+	f.envErr = errors.Join(f.envErr, envFlags(fs, map[string]string{"workspace-max-running": "SKILLD_WORKSPACE_MAX_RUNNING", "workspace-max-queued": "SKILLD_WORKSPACE_MAX_QUEUED"}))
 	fs.StringVar(&f.executor, "executor", cmp.Or(os.Getenv("SKILLD_EXECUTOR"), "local"),
 		"where tasks run: local (in this process, durable across restarts) or temporal (on skilld worker\n"+
 			"processes, through Temporal: see --temporal) (env SKILLD_EXECUTOR)")
