@@ -93,5 +93,5 @@ func (l *Local) owns(taskID string) bool {
 	if l.running[taskID] != nil {
 		return true
 	}
-	return slices.ContainsFunc(l.pool.queue, func(w *waiting) bool { return w.task != nil && w.task.ID == taskID })
+	return l.pool.sched.Position(isTask(taskID)) > 0
 }

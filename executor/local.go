@@ -5,7 +5,11 @@
 // failed or cancelled).
 //
 // Tasks are durable. A bounded pool runs at most MaxRunning at once; the
-// rest wait, first come first served. Every step's result is in the task
+// rest wait, each workspace's first come first served in a line of its
+// own, and a freed place goes round the workspaces (executor/sched), so
+// one workspace's backlog does not hold the others' tasks back. A
+// workspace may also be capped in the places it holds
+// (service.TaskLimits). Every step's result is in the task
 // log before the next step starts, so a task stopped by a crash, a
 // shutdown or a restart is resumed by Recover from its last logged step
 // (agent.Task.Resume): nothing it did is done twice, and its sandbox is
@@ -24,6 +28,7 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/blob"
+	"github.com/skilld/skilld/executor/sched"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
@@ -61,7 +66,8 @@ type Config struct {
 	Window func(ref string) (int, bool)
 	// MaxRunning bounds the tasks running at once (DefaultMaxRunning);
 	// the others wait as queued. A task waiting for approval gives its
-	// place up until the decision.
+	// place up until the decision. Each workspace's own cap comes from
+	// Service.TaskLimits.
 	MaxRunning int
 	// TaskTimeout is how long a task may run, from its start, when its
 	// agent sets no timeout (DefaultTaskTimeout), and the most it may run
@@ -109,7 +115,7 @@ type running struct {
 	pending map[string]chan bool // call id → decision
 	// held is the run's place in the pool (nil outside it: a foreground
 	// run); it is given up while the run waits for an approval.
-	held *bool
+	held *place
 }
 
 // Causes of a run's end other than its own: they decide the status.
@@ -136,7 +142,7 @@ func New(cfg Config) *Local {
 		cfg:     cfg,
 		running: map[string]*running{},
 		watch:   map[string][]chan struct{}{},
-		pool:    pool{max: cfg.MaxRunning},
+		pool:    pool{sched: sched.New[*waiting](cfg.MaxRunning)},
 		stop:    make(chan struct{}),
 	}
 }
@@ -170,36 +176,37 @@ func (l *Local) Ready() error {
 }
 
 // Start runs a queued task in the background: now, when the pool has
-// room (the task is running when Start returns), otherwise as soon as it
-// has, after the tasks queued before it. A task recorded while Drain
-// began is queued, not refused: its record exists, and the next start
-// runs it.
+// room for it (the task is running when Start returns), otherwise when
+// its turn comes (see Position). A task recorded while Drain began is
+// queued, not refused: its record exists, and the next start runs it.
 func (l *Local) Start(ctx context.Context, t *skilld.Task) error {
 	if err := l.cfg.SandboxError; err != nil {
 		return err
 	}
 	own := *t // the caller keeps its copy
+	maxRunning, err := l.maxRunning(ctx, own.WorkspaceID)
+	if err != nil {
+		return err
+	}
 	l.mu.Lock()
-	now := !l.pool.closed && l.pool.active < l.pool.max && len(l.pool.queue) == 0
+	now := !l.pool.closed && l.pool.sched.TryStart(own.WorkspaceID, maxRunning)
 	if now {
-		l.pool.active++
 		l.tasks.Add(1)
 	}
 	l.mu.Unlock()
 	if !now {
-		l.enqueue(ctx, &own, false)
-		return nil
+		return l.enqueue(ctx, &own, false)
 	}
-	held := true
+	p := &place{ws: own.WorkspaceID, held: true}
 	if err := l.begin(ctx, &own); err != nil {
-		l.leave(&held)
+		l.leave(p)
 		l.tasks.Done()
 		return err
 	}
 	l.wg.Go(func() {
 		defer l.tasks.Done()
-		defer l.leave(&held)
-		l.execute(ctx, &own, true, &held)
+		defer l.leave(p)
+		l.execute(ctx, &own, true, p)
 	})
 	return nil
 }

@@ -2,20 +2,29 @@ package executor
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/executor/sched"
+	"github.com/skilld/skilld/service"
 )
 
-// pool is the executor's bounded set of running tasks and the queue of
-// those waiting for a place, first come first served. Guarded by Local.mu.
+// pool is the executor's bounded set of running tasks and the tasks
+// waiting for a place: each workspace's in a line of its own, the places
+// going round the workspaces (sched). Guarded by Local.mu.
 type pool struct {
-	max    int
-	active int // places held
-	queue  []*waiting
-	closed bool // draining: no task gets a place any more
+	sched *sched.Scheduler[*waiting]
+	// rejoining counts the runs waiting to get their place back after an
+	// approval: they wait with the queued tasks, but are not queued.
+	rejoining int
+	closed    bool // draining: no task gets a place any more
+}
+
+// place is a run's place in the pool, of its task's workspace.
+type place struct {
+	ws   string
+	held bool
 }
 
 // waiting is a task waiting for a place: a queued (or resumed) task to
@@ -25,17 +34,53 @@ type waiting struct {
 	task   *skilld.Task
 	resume bool
 	wake   chan struct{}
-	// held is set once this waiting got a place.
-	held *bool
+	// place is set once this waiting got a place.
+	place *place
 	// parent is what the task was started under (see execute).
 	parent context.Context
 }
 
-// enqueue adds a task to the end of the queue and starts what fits.
-func (l *Local) enqueue(ctx context.Context, t *skilld.Task, resume bool) {
+// isTask matches the waiting of a task.
+func isTask(taskID string) func(*waiting) bool {
+	return func(w *waiting) bool { return w.task != nil && w.task.ID == taskID }
+}
+
+// enqueue adds a task to its workspace's line (a resumed one ahead of
+// every line: it held a place before) and starts what fits.
+func (l *Local) enqueue(ctx context.Context, t *skilld.Task, resume bool) error {
+	maxRunning, err := l.maxRunning(ctx, t.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	w := &waiting{task: t, resume: resume, parent: context.WithoutCancel(ctx)}
 	l.mu.Lock()
 	l.tasks.Add(1)
-	l.pool.queue = append(l.pool.queue, &waiting{task: t, resume: resume, parent: context.WithoutCancel(ctx)})
+	if resume {
+		l.pool.sched.PushFirst(t.WorkspaceID, maxRunning, w)
+	} else {
+		l.pool.sched.Push(t.WorkspaceID, maxRunning, w)
+	}
+	l.mu.Unlock()
+	l.dispatch()
+	return nil
+}
+
+// maxRunning is the most tasks of a workspace that may hold places at
+// once (0: no cap but the pool's).
+func (l *Local) maxRunning(ctx context.Context, workspaceID string) (int, error) {
+	if l.cfg.Service == nil {
+		return 0, nil
+	}
+	lim, err := l.cfg.Service.TaskLimits(ctx, workspaceID)
+	return lim.MaxRunning, err
+}
+
+// LimitsChanged applies a workspace's new running cap to the tasks here
+// at once: a raised cap starts its waiting tasks if places are free
+// (service.LimitWatcher).
+func (l *Local) LimitsChanged(workspaceID string, lim service.TaskLimits) {
+	l.mu.Lock()
+	l.pool.sched.SetCap(workspaceID, lim.MaxRunning)
 	l.mu.Unlock()
 	l.dispatch()
 }
@@ -44,87 +89,99 @@ func (l *Local) enqueue(ctx context.Context, t *skilld.Task, resume bool) {
 func (l *Local) dequeue(taskID string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i, w := range l.pool.queue {
-		if w.task != nil && w.task.ID == taskID {
-			l.pool.queue = slices.Delete(l.pool.queue, i, i+1)
-			l.tasks.Done()
-			return true
-		}
+	if !l.pool.sched.Remove(isTask(taskID)) {
+		return false
 	}
-	return false
+	l.tasks.Done()
+	return true
 }
 
-// Queued is how many tasks wait in the queue for a place (not counting
-// running tasks waiting to get theirs back after an approval).
+// Queued is how many tasks wait for a place (not counting running tasks
+// waiting to get theirs back after an approval).
 func (l *Local) Queued() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for _, w := range l.pool.queue {
-		if w.task != nil {
-			n++
-		}
-	}
-	return n
+	return l.pool.sched.Waiting() - l.pool.rejoining
 }
 
-// Position is a task's place in the queue, from 1; 0 when it is not
-// waiting here (service.Queue).
+// Position is a queued task's place in line, from 1 (the next to start),
+// or 0 when it is not waiting here (service.Queue): one more than the
+// tasks that start before it as places free up, with the places going
+// round the workspaces that have tasks waiting — the tasks resumed after
+// a restart and the runs back from an approval first, then one task of
+// each workspace in turn, the one served least recently first. A
+// workspace at its running cap is counted as if it were not, so its
+// tasks may start later than their position says and others' sooner.
 func (l *Local) Position(taskID string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for _, w := range l.pool.queue {
-		if w.task == nil {
-			continue
-		}
-		n++
-		if w.task.ID == taskID {
-			return n
-		}
-	}
-	return 0
+	return l.pool.sched.Position(isTask(taskID))
 }
 
-// dispatch gives free places to the first in the queue.
+// WorkspaceLoad is one workspace's tasks in the pool (Busiest).
+type WorkspaceLoad = sched.Load
+
+// Busiest returns the n workspaces with the most tasks waiting here, then
+// the most places held, for metrics that must stay a few series.
+func (l *Local) Busiest(n int) []WorkspaceLoad {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pool.sched.Busiest(n)
+}
+
+// Running is how many places of the pool are held.
+func (l *Local) Running() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pool.sched.Held()
+}
+
+// dispatch gives free places to what waits next.
 func (l *Local) dispatch() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for !l.pool.closed && l.pool.active < l.pool.max && len(l.pool.queue) > 0 {
-		w := l.pool.queue[0]
-		l.pool.queue = l.pool.queue[1:]
-		l.pool.active++
+	for !l.pool.closed {
+		w, ws, ok := l.pool.sched.Next()
+		if !ok {
+			return
+		}
 		if w.wake != nil {
-			*w.held = true
+			l.pool.rejoining--
+			w.place.held = true
 			close(w.wake)
 			continue
 		}
 		l.wg.Go(func() {
-			held := true
+			p := &place{ws: ws, held: true}
 			defer l.tasks.Done()
-			defer l.leave(&held)
-			l.execute(w.parent, w.task, w.resume, &held)
+			defer l.leave(p)
+			l.execute(w.parent, w.task, w.resume, p)
 		})
 	}
 }
 
 // leave gives a place up, when held.
-func (l *Local) leave(held *bool) {
+func (l *Local) leave(p *place) {
 	l.mu.Lock()
-	if *held {
-		*held = false
-		l.pool.active--
+	if p.held {
+		p.held = false
+		l.pool.sched.Release(p.ws)
 	}
 	l.mu.Unlock()
 	l.dispatch()
 }
 
-// rejoin waits for a place again, ahead of the queue (the task was running
-// before it gave its place up).
-func (l *Local) rejoin(ctx context.Context, held *bool) error {
-	w := &waiting{wake: make(chan struct{}), held: held}
+// rejoin waits for a place again, ahead of the queued tasks (the task was
+// running before it gave its place up), within its workspace's cap.
+func (l *Local) rejoin(ctx context.Context, p *place) error {
+	maxRunning, err := l.maxRunning(ctx, p.ws)
+	if err != nil {
+		return err
+	}
+	w := &waiting{wake: make(chan struct{}), place: p}
 	l.mu.Lock()
-	l.pool.queue = append([]*waiting{w}, l.pool.queue...)
+	l.pool.rejoining++
+	l.pool.sched.PushFirst(p.ws, maxRunning, w)
 	l.mu.Unlock()
 	l.dispatch()
 	select {
@@ -132,8 +189,8 @@ func (l *Local) rejoin(ctx context.Context, held *bool) error {
 		return nil
 	case <-ctx.Done():
 		l.mu.Lock()
-		if i := slices.Index(l.pool.queue, w); i >= 0 {
-			l.pool.queue = slices.Delete(l.pool.queue, i, i+1)
+		if l.pool.sched.Remove(func(o *waiting) bool { return o == w }) {
+			l.pool.rejoining--
 		}
 		l.mu.Unlock()
 		return ctx.Err()

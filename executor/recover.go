@@ -31,11 +31,10 @@ func (l *Local) Recover(ctx context.Context) error {
 		l.cfg.Logger.Info("recovering tasks", "resumed", len(resume), "queued", len(queued))
 	}
 	l.sweepSandboxes(ctx)
-	for _, t := range resume {
-		l.enqueue(ctx, t, true)
-	}
-	for _, t := range queued {
-		l.enqueue(ctx, t, false)
+	for _, t := range append(resume, queued...) {
+		if err := l.enqueue(ctx, t, t.Status != skilld.TaskQueued); err != nil {
+			return err
+		}
 	}
 	l.adopting.Go(func() { l.adopt(context.WithoutCancel(ctx)) })
 	return nil

@@ -23,7 +23,7 @@ import (
 // start, a resumed one from its log.
 // parent is what the task was started under: its values (the API
 // request's trace) carry on, its cancellation does not.
-func (l *Local) execute(parent context.Context, t *skilld.Task, resume bool, held *bool) {
+func (l *Local) execute(parent context.Context, t *skilld.Task, resume bool, held *place) {
 	ctx := context.WithoutCancel(parent)
 	if !resume {
 		if err := l.begin(ctx, t); err != nil {
