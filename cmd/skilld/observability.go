@@ -127,13 +127,19 @@ func (o *observability) apiMetrics() httpapi.Metrics {
 	return o.metrics
 }
 
-// watchQueue reports the queue of the local executor (the watcher serve
-// got from it); a Temporal executor has no local queue.
+// watchQueue reports the pool of the local executor (the watcher serve
+// got from it): its queue, its places held, and the busiest workspaces'
+// shares; a Temporal executor has no local pool.
 func (o *observability) watchQueue(w any) {
-	q, ok := w.(interface{ Queued() int })
+	q, ok := w.(interface {
+		Queued() int
+		Running() int
+		Busiest(n int) []executor.WorkspaceLoad
+	})
 	if o.metrics == nil || !ok {
 		return
 	}
 	// Registering once, on a fresh registry, cannot collide.
 	_ = o.metrics.WatchQueue(q.Queued)
+	_ = o.metrics.WatchPool(q.Running, q.Busiest)
 }
