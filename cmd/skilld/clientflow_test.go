@@ -23,6 +23,12 @@ func clientFlow(t *testing.T, s *apiServer) {
 	if out := s.ok(t, admin, "default", "workspaces", "create", "team-b"); !strings.Contains(out, "team-b") {
 		t.Errorf("workspaces create: %s", out)
 	}
+	if ws := s.okJSON(t, admin, "default", "workspaces", "update", "team-b", "--max-queued-tasks", "50"); ws["name"] != "team-b" || ws["max_queued_tasks"] != 50.0 || ws["max_running_tasks"] != nil {
+		t.Errorf("workspaces update: %v", ws)
+	}
+	if out := s.ok(t, admin, "default", "workspaces", "update", "team-b", "--max-running-tasks", "0"); !strings.Contains(out, "none") || !strings.Contains(out, "50") {
+		t.Errorf("workspaces update, as a table: %s", out)
+	}
 	member := strings.TrimSpace(s.ok(t, admin, "team-b", "tokens", "create", "ci", "--role", "member"))
 	viewer := strings.TrimSpace(s.ok(t, admin, "team-b", "tokens", "create", "ro", "--role", "viewer"))
 	wsAdmin := strings.TrimSpace(s.ok(t, admin, "team-b", "tokens", "create", "boss", "--role", "admin"))

@@ -3,8 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"flag"
 	"io"
+	"strconv"
 
 	"github.com/skilld/skilld/service"
 )
@@ -14,7 +14,7 @@ func workspacesCommands() []command {
 	return []command{
 		{"list", "list workspaces (all of them for instance admins)", runWorkspacesList},
 		{"create", "create a workspace (instance admins)", runWorkspacesCreate},
-		{"update", "change a workspace's settings (instance admins)", runWorkspacesUpdate},
+		{"update", "change a workspace's settings: task retention, task caps (instance admins)", runWorkspacesUpdate},
 	}
 }
 
@@ -54,22 +54,32 @@ func runWorkspacesCreate(ctx context.Context, e *env, args []string) int {
 }
 
 func runWorkspacesUpdate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "workspaces update", "NAME --task-retention DURATION\n\n"+
-		"Changes the settings of the workspace NAME (instance admins). --task-retention is how\n"+
-		"long it keeps finished tasks before they are deleted with their logs and outputs: a\n"+
-		"duration such as 720h, 0 to keep them forever, or \"\" for the server's --task-retention.")
-	var p service.UpdateWorkspaceParams
+	c := newAPICmd(e, "workspaces update", "NAME [--task-retention DURATION] [--max-running-tasks N] [--max-queued-tasks N]\n\n"+
+		"Changes the settings of the workspace NAME (instance admins); a setting not given stays.\n"+
+		"--task-retention is how long it keeps finished tasks before they are deleted with their\n"+
+		"logs and outputs: a duration such as 720h, 0 to keep them forever, or \"\" for the server's\n"+
+		"--task-retention. The task caps replace the server's --workspace-max-running and\n"+
+		"--workspace-max-queued for it (0: no cap; -1: the server's again).")
+	var running, queued int
 	retention := c.fs.String("task-retention", "", "how long the workspace keeps finished tasks (720h; 0: forever; \"\": the server's)")
+	c.fs.IntVar(&running, "max-running-tasks", 0, "the most of its tasks that run at once (0: no cap; -1: the server's --workspace-max-running)")
+	c.fs.IntVar(&queued, "max-queued-tasks", 0, "the most of its tasks that wait to start (0: no cap; -1: the server's --workspace-max-queued)")
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	c.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "task-retention" {
-			p.TaskRetention = retention
-		}
-	})
-	if p.TaskRetention == nil {
-		return usageErrorf(c.fs, "nothing to change: give --task-retention")
+	var p service.UpdateWorkspaceParams
+	set := given(c.fs)
+	if set("task-retention") {
+		p.TaskRetention = retention
+	}
+	if set("max-running-tasks") {
+		p.MaxRunningTasks = &running
+	}
+	if set("max-queued-tasks") {
+		p.MaxQueuedTasks = &queued
+	}
+	if p.TaskRetention == nil && p.MaxRunningTasks == nil && p.MaxQueuedTasks == nil {
+		return usageErrorf(c.fs, "nothing to change: give --task-retention, --max-running-tasks or --max-queued-tasks")
 	}
 	c.workspace = c.args[0]
 	ws, ok := call(ctx, c, service.OpWorkspacesUpdate, p)
@@ -77,7 +87,18 @@ func runWorkspacesUpdate(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	return c.output(ws, func(w io.Writer) {
-		row(w, "NAME", "ID", "TASK RETENTION")
-		row(w, ws.Name, ws.ID, cmp.Or(ws.TaskRetention, "the server's"))
+		row(w, "NAME", "ID", "TASK RETENTION", "MAX RUNNING", "MAX QUEUED")
+		row(w, ws.Name, ws.ID, cmp.Or(ws.TaskRetention, "the server's"), ownCap(ws.MaxRunningTasks), ownCap(ws.MaxQueuedTasks))
 	})
+}
+
+// ownCap shows a workspace's own cap: "server" when the server's applies.
+func ownCap(n *int) string {
+	switch {
+	case n == nil:
+		return "server"
+	case *n == 0:
+		return "none"
+	}
+	return strconv.Itoa(*n)
 }
