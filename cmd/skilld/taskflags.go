@@ -45,7 +45,7 @@ const DefaultShutdownTimeout = 30 * time.Second
 
 func (f *taskFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxRunning, "max-running-tasks", executor.DefaultMaxRunning,
-		"tasks run at once; the others wait, queued, first come first served (env SKILLD_MAX_RUNNING_TASKS)")
+		"tasks run at once; the others wait, queued, each workspace's first come first served, the workspaces\ntaking turns (env SKILLD_MAX_RUNNING_TASKS)")
 	fs.DurationVar(&f.taskTimeout, "task-timeout", executor.DefaultTaskTimeout,
 		"how long a task may run from its start when its agent sets no config.timeout, and the most any task\nmay run whatever its agent's config.timeout (env SKILLD_TASK_TIMEOUT)")
 	fs.StringVar(&f.outputBudget, "task-output-budget", cmp.Or(os.Getenv("SKILLD_TASK_OUTPUT_BUDGET"), "256MiB"),
