@@ -22,7 +22,10 @@ type Executor interface {
 }
 
 // Queue is implemented by executors that keep started tasks waiting for a
-// place: Position is a task's place in line, from 1, or 0.
+// place: Position is a queued task's place in line, from 1 (the next to
+// start), or 0 — one more than the tasks that start before it as places
+// free up, in the order the executor gives them (the local executor's
+// workspaces take turns; see executor.Local.Position).
 type Queue interface {
 	Position(taskID string) int
 }

@@ -65,6 +65,7 @@ func Run(t *testing.T, f Factory) {
 		{"RestartWaitingForApproval", restartWaitingForApproval},
 		{"RestartQueued", restartQueued},
 		{"QueueInOrder", queueInOrder},
+		{"QueuedCap", queuedCap},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, f) })
 	}
@@ -484,4 +485,46 @@ func queueInOrder(t *testing.T, f Factory) {
 	if started[4].Before(started[2]) || started[4].Before(started[3]) {
 		t.Errorf("the last task started before those queued before it: %v", started)
 	}
+}
+
+// queuedCap: a workspace with as many tasks waiting to begin as its
+// queued cap allows gets the next start refused (ERATELIMITED), with
+// nothing recorded, whichever executor waits them: the local one's queue,
+// or the tasks no Temporal worker has begun. Once they began, there is
+// room again.
+func queuedCap(t *testing.T, f Factory) {
+	m := NewModel()
+	e := f(t, m, Options{MaxRunning: 1})
+	two := 2
+	if _, err := e.Service.UpdateWorkspace(t.Context(), e.Actor, service.UpdateWorkspaceParams{MaxQueuedTasks: &two}); err != nil {
+		t.Fatal(err)
+	}
+	ag := agentWith(t, e, "capped", skilld.AgentConfig{})
+	entered, release := make(chan struct{}), make(chan struct{})
+	m.Script("holds the only place", Block(entered, release, Answer("one")))
+	m.Script("waits", Answer("two"))
+	tasks := []*skilld.Task{start(t, e, ag, "holds the only place")}
+	<-entered
+	tasks = append(tasks, start(t, e, ag, "waits"), start(t, e, ag, "waits"))
+	for _, task := range tasks[1:] {
+		if got := waitStatus(t, e, task.ID, skilld.TaskQueued); got.StartedAt != nil {
+			t.Fatalf("task %s began with the only place taken", got.ID)
+		}
+	}
+	_, err := e.Service.RunTask(t.Context(), e.Actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "waits"})
+	if skilld.ErrorCode(err) != skilld.ERATELIMITED || !strings.Contains(skilld.ErrorMessage(err), "max_queued_tasks") {
+		t.Errorf("a start past the queued cap: %v", err)
+	}
+	list, err := e.Service.ListTasks(t.Context(), e.Actor, service.ListTasksParams{Agent: ag.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.Total != 3 {
+		t.Errorf("%d tasks recorded, want the 3 admitted", list.Total)
+	}
+	close(release)
+	for _, task := range tasks {
+		waitStatus(t, e, task.ID, skilld.TaskCompleted)
+	}
+	waitStatus(t, e, start(t, e, ag, "waits").ID, skilld.TaskCompleted)
 }
