@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -72,7 +73,10 @@ func (l *Local) maxRunning(ctx context.Context, workspaceID string) (int, error)
 		return 0, nil
 	}
 	lim, err := l.cfg.Service.TaskLimits(ctx, workspaceID)
-	return lim.MaxRunning, err
+	if err != nil {
+		return 0, fmt.Errorf("reading the task caps of workspace %s: %w", workspaceID, err)
+	}
+	return lim.MaxRunning, nil
 }
 
 // LimitsChanged applies a workspace's new running cap to the tasks here
