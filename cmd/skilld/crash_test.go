@@ -104,7 +104,11 @@ func crashRun(t *testing.T, api *crashServer, workDir string, n int, crash func(
 		time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
 		crash(rng)
 	}
-	deadline := time.Now().Add(time.Minute)
+	// Bounded: a task's step is taken over once its heartbeat times out
+	// and the retry's backoff passes, which on a loaded machine (the
+	// whole suite under -race) takes longer than on a quiet one.
+	const settle = 2 * time.Minute
+	deadline := time.Now().Add(settle)
 	for !api.allDone(ids) {
 		if time.Now().After(deadline) {
 			for _, id := range ids {
@@ -114,8 +118,20 @@ func crashRun(t *testing.T, api *crashServer, workDir string, n int, crash func(
 				}
 				api.get("/v1/workspaces/default/tasks/"+id, &task)
 				t.Logf("task %s: %s %s", id, task.Status, task.Error.Message)
+				if task.Status == "running" || task.Status == "queued" {
+					var events struct {
+						Items []struct {
+							Seq  int64
+							Type string
+						}
+					}
+					api.get("/v1/workspaces/default/tasks/"+id+"/events?format=json", &events)
+					if n := len(events.Items); n > 0 {
+						t.Logf("  its last events: %+v", events.Items[max(0, n-4):])
+					}
+				}
 			}
-			t.Fatalf("tasks not finished a minute after the last kill")
+			t.Fatalf("tasks not finished %s after the last kill", settle)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
