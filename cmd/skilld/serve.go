@@ -106,6 +106,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	case *inFlight < httpapi.MaxArchiveBody:
 		return usageErrorf(fs, "--max-body-bytes-in-flight must be at least %d, the largest upload, not %d", httpapi.MaxArchiveBody, *inFlight)
 	}
+	// The thresholds are checked before anything is opened; the folders
+	// come once the work dir is known.
+	if _, err := hf.monitor("", ""); err != nil {
+		return usageErrorf(fs, "%s", errorText(err))
+	}
 	db, blobs, err := sf.openAll(ctx)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
