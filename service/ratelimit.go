@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"sync"
@@ -72,19 +73,12 @@ func (l *rateLimits) allow(a Actor, kind, flag string, perMinute int, now time.T
 
 // limitImports and limitSearches apply Config.Rates.
 func (s *Service) limitImports(a Actor) error {
-	return s.rates.allow(a, "imports", "--import-rate", rateOr(s.cfg.Rates.Imports, DefaultImportsPerMinute), s.cfg.Now())
+	return s.rates.allow(a, "imports", "--import-rate", cmp.Or(s.cfg.Rates.Imports, DefaultImportsPerMinute), s.cfg.Now())
 }
 
 func (s *Service) limitSearches(a Actor, search string) error {
 	if search == "" {
 		return nil
 	}
-	return s.rates.allow(a, "searches", "--search-rate", rateOr(s.cfg.Rates.Searches, DefaultSearchesPerMinute), s.cfg.Now())
-}
-
-func rateOr(n, def int) int {
-	if n == 0 {
-		return def
-	}
-	return n
+	return s.rates.allow(a, "searches", "--search-rate", cmp.Or(s.cfg.Rates.Searches, DefaultSearchesPerMinute), s.cfg.Now())
 }

@@ -108,7 +108,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	// The thresholds are checked before anything is opened; the folders
 	// come once the work dir is known.
-	if _, err := hf.monitor("", ""); err != nil {
+	room, err := hf.monitor("", "")
+	if err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
 	db, blobs, err := sf.openAll(ctx)
@@ -132,11 +133,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer obs.close(context.WithoutCancel(ctx)) // after the tasks stop: the runs' spans are ended by then
 	tf.observer = obs.observer()
-	room, err := hf.monitor(sf.data, workDir)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
-		return exitFailure
-	}
+	room.Paths = map[string]string{"data": sf.data, "work": workDir}
 	obs.watchHeadroom(room)
 	tasks, err := tf.prepare(ctx, e, logger, db, blobs, sbf, filepath.Join(workDir, "sandboxes"), filepath.Join(workDir, "skill-cache"), *keep)
 	if err != nil {

@@ -17,41 +17,15 @@ import (
 // a read, a write, a transaction — fails as EUNAVAILABLE (not internal),
 // and the store works again once the database is back.
 func TestOutage(t *testing.T) {
-	url, outage := storetest.PostgresOutage(t)
-	s, err := pgstore.Open(t.Context(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ws, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "w"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, outage, ws, url := outageStore(t, nil)
 	outage.Cut()
-	calls := map[string]func() error{
-		"read": func() error {
-			_, err := s.WorkspaceGet(t.Context(), &store.WorkspaceGetParams{ID: ws.ID})
-			return err
-		},
-		"write": func() error {
-			_, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "x"})
-			return err
-		},
-		"transaction": func() error {
-			_, err := s.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: "s", Description: "d", SourceType: skilld.SourceContent})
-			return err
-		},
-		"list": func() error {
-			_, err := s.SkillList(t.Context(), &store.SkillListParams{WorkspaceID: ws.ID, Page: store.Page{Limit: 10}})
-			return err
-		},
-	}
+	calls := storeCalls(t, s, ws)
 	for name, call := range calls {
 		if err := call(); skilld.ErrorCode(err) != skilld.EUNAVAILABLE || skilld.ErrorBackend(err) != skilld.BackendDatabase {
 			t.Errorf("%s during the outage: %v (code %s, backend %q), want EUNAVAILABLE from the database", name, err, skilld.ErrorCode(err), skilld.ErrorBackend(err))
 		}
 	}
-	_, err = pgstore.Open(t.Context(), url, nil)
+	_, err := pgstore.Open(t.Context(), url, nil)
 	if skilld.ErrorCode(err) != skilld.EUNAVAILABLE {
 		t.Errorf("opening during the outage: %v", err)
 	}
@@ -68,31 +42,10 @@ func TestOutage(t *testing.T) {
 // EUNAVAILABLE once the store's call timeout passes, saying so, and the
 // store works again once the database answers.
 func TestStalledDatabase(t *testing.T) {
-	url, outage := storetest.PostgresOutage(t)
-	s, err := pgstore.Open(t.Context(), url, &store.Options{CallTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ws, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "w"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, outage, ws, _ := outageStore(t, &store.Options{CallTimeout: time.Second})
 	outage.Stall()
-	calls := map[string]func() error{
-		"read": func() error {
-			_, err := s.WorkspaceGet(t.Context(), &store.WorkspaceGetParams{ID: ws.ID})
-			return err
-		},
-		"transaction": func() error {
-			_, err := s.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: "s", Description: "d", SourceType: skilld.SourceContent})
-			return err
-		},
-		"list": func() error {
-			_, err := s.SkillList(t.Context(), &store.SkillListParams{WorkspaceID: ws.ID, Page: store.Page{Limit: 10}})
-			return err
-		},
-	}
+	calls := storeCalls(t, s, ws)
+	delete(calls, "write")
 	for name, call := range calls {
 		done := make(chan error, 1)
 		start := time.Now()
@@ -123,16 +76,7 @@ func TestStalledDatabase(t *testing.T) {
 // the skill is not found: each either goes through or fails as
 // EUNAVAILABLE.
 func TestEditsAfterRestart(t *testing.T) {
-	url, outage := storetest.PostgresOutage(t)
-	s, err := pgstore.Open(t.Context(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ws, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "w"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, outage, ws, _ := outageStore(t, nil)
 	var ids []string
 	for i := range 65 {
 		sk, err := s.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: fmt.Sprint("s", i), Description: "d", SourceType: skilld.SourceContent})
@@ -170,5 +114,45 @@ func TestEditsAfterRestart(t *testing.T) {
 			}
 		}
 		t.Logf("round %d: %d of %d edits met a broken connection", round, failed, len(ids))
+	}
+}
+
+// outageStore opens a store through an outage proxy, with a workspace;
+// url reaches the database through the proxy.
+func outageStore(t *testing.T, opts *store.Options) (s *pgstore.Store, outage *storetest.Outage, ws *skilld.Workspace, url string) {
+	t.Helper()
+	url, outage = storetest.PostgresOutage(t)
+	s, err := pgstore.Open(t.Context(), url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ws, err = s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, outage, ws, url
+}
+
+// storeCalls are one call of each kind: a read, a write, a transaction,
+// a list.
+func storeCalls(t *testing.T, s *pgstore.Store, ws *skilld.Workspace) map[string]func() error {
+	return map[string]func() error{
+		"read": func() error {
+			_, err := s.WorkspaceGet(t.Context(), &store.WorkspaceGetParams{ID: ws.ID})
+			return err
+		},
+		"write": func() error {
+			_, err := s.WorkspaceCreate(t.Context(), &store.WorkspaceCreateParams{Name: "x"})
+			return err
+		},
+		"transaction": func() error {
+			_, err := s.SkillCreate(t.Context(), &store.SkillCreateParams{WorkspaceID: ws.ID, Name: "s", Description: "d", SourceType: skilld.SourceContent})
+			return err
+		},
+		"list": func() error {
+			_, err := s.SkillList(t.Context(), &store.SkillListParams{WorkspaceID: ws.ID, Page: store.Page{Limit: 10}})
+			return err
+		},
 	}
 }
