@@ -116,39 +116,57 @@ func upload(t *testing.T, url, token string, n int64) int {
 
 // A viewer's upload is refused before its body is read; members' uploads
 // at once stay within the bytes the server holds in flight.
+//
+// The heap is sampled after a collection, but a collection marks live what
+// is allocated while it runs: on a loaded machine one slow cycle can span
+// all three uploads and count each body, though they were held one after
+// the other. Such a reading is noise, not a leak, so the uploads are tried
+// up to three times and the bound must hold in one: bodies truly held at
+// once exceed it every time.
 func TestUploadMemoryBounded(t *testing.T) {
 	e := newEnv(t, firstDriver(t))
 	viewer := e.token("default", "looker", "viewer")
 	member := e.token("default", "writer", "member")
 	const body = 60 << 20
 	e.serveWith(t, func(s *httpapi.Server) { s.MaxBodyBytesInFlight = 70 << 20 })
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	stop := make(chan struct{})
-	peak := peakHeap(stop)
-	if code := upload(t, e.srv.URL, viewer, body); code != 0 && code != http.StatusForbidden {
-		t.Errorf("a viewer's upload: %d", code)
+	growth := func(uploads func()) int64 {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		stop := make(chan struct{})
+		peak := peakHeap(stop)
+		uploads()
+		close(stop)
+		return int64(peak.Load()) - int64(before.HeapInuse)
 	}
-	if grew := int64(peak.Load()) - int64(before.HeapInuse); grew > 16<<20 {
+	grew := growth(func() {
+		if code := upload(t, e.srv.URL, viewer, body); code != 0 && code != http.StatusForbidden {
+			t.Errorf("a viewer's upload: %d", code)
+		}
+	})
+	if grew > 16<<20 {
 		t.Errorf("a refused viewer upload grew the heap by %d MiB", grew>>20)
 	}
-	var wg sync.WaitGroup
-	codes := make([]int, 3)
-	for i := range codes {
-		wg.Go(func() { codes[i] = upload(t, e.srv.URL, member, body) })
-	}
-	wg.Wait()
-	close(stop)
-	if grew := int64(peak.Load()) - int64(before.HeapInuse); grew > 70<<20+64<<20 {
-		t.Errorf("three 60 MiB uploads at once grew the heap by %d MiB, above the 70 MiB in flight", grew>>20)
-	}
-	for _, c := range codes {
-		if c != http.StatusUnprocessableEntity && c != http.StatusServiceUnavailable && c != http.StatusBadRequest {
-			t.Errorf("upload statuses %v", codes)
-			break
+	var readings []int64
+	for range 3 {
+		codes := make([]int, 3)
+		grew := growth(func() {
+			var wg sync.WaitGroup
+			for i := range codes {
+				wg.Go(func() { codes[i] = upload(t, e.srv.URL, member, body) })
+			}
+			wg.Wait()
+		})
+		for _, c := range codes {
+			if c != http.StatusUnprocessableEntity && c != http.StatusServiceUnavailable && c != http.StatusBadRequest {
+				t.Fatalf("upload statuses %v", codes)
+			}
+		}
+		if readings = append(readings, grew>>20); grew <= 70<<20+64<<20 {
+			return
 		}
 	}
+	t.Errorf("three 60 MiB uploads at once grew the heap by %v MiB in three tries, above the 70 MiB in flight", readings)
 }
 
 // A client that half-closes after sending its whole upload still gets the
