@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/authlimit"
 	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 )
@@ -64,9 +65,12 @@ type Server struct {
 	// DefaultAuthFailuresPerAddress and DefaultAuthFailureWindow).
 	AuthFailuresPerAddress int
 	AuthFailureWindow      time.Duration
+	// AuthLimit, when set, is the limiter used in place of one made from
+	// the two fields above: serve shares one with the MCP endpoint and
+	// the web UI, so a guesser gains nothing by switching surfaces.
+	AuthLimit *authlimit.Limiter
 
 	authOnce     sync.Once
-	authLimiter  *authLimiter
 	inFlightOnce sync.Once
 	inFlight     *semaphore.Weighted
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/authlimit"
 	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 )
@@ -37,6 +38,9 @@ type HTTPOptions struct {
 	// refuses new sessions and ends the sessions' open GET streams, which
 	// would otherwise hold the server's shutdown until they time out.
 	Sessions *streamlimit.Limiter
+	// AuthLimit, when set, limits failed token checks per client address
+	// (shared with the REST API and the web UI).
+	AuthLimit *authlimit.Limiter
 }
 
 // HTTPHandler serves MCP over streamable HTTP. Every request carries
@@ -106,7 +110,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, skilld.Errorf(skilld.EUNAUTHORIZED, "no bearer token: send Authorization: Bearer <skilld API token>"))
 		return
 	}
-	actor, err := h.svc.Authenticate(r.Context(), secret)
+	actor, err := h.opts.AuthLimit.Authenticate(r, secret, h.svc.Authenticate)
 	if err == nil && r.URL.Query().Get("workspace") != "" {
 		actor, err = h.svc.In(r.Context(), actor, r.URL.Query().Get("workspace"))
 	}

@@ -95,6 +95,9 @@ func (ui *UI) fail(w http.ResponseWriter, r *http.Request, s *session, err error
 	if se != nil {
 		d.Details = se.Details
 	}
+	if after := httpapi.RetryAfterOf(err); after != "" && (st == http.StatusTooManyRequests || st == http.StatusServiceUnavailable) {
+		w.Header().Set("Retry-After", after)
+	}
 	ui.render(w, r, s, st, "error", title, d)
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/service"
 )
 
@@ -75,7 +76,7 @@ func (ui *UI) authenticate(r *http.Request) (*session, error) {
 	if err != nil || c.Value == "" {
 		return nil, skilld.Errorf(skilld.EUNAUTHORIZED, "sign in first")
 	}
-	a, err := ui.svc.Authenticate(r.Context(), c.Value)
+	a, err := ui.opts.AuthLimit.Authenticate(r, c.Value, ui.svc.Authenticate)
 	if err != nil {
 		return nil, err
 	}
@@ -246,11 +247,14 @@ func (ui *UI) login(w http.ResponseWriter, r *http.Request) {
 		ui.showLogin(w, r, http.StatusBadRequest, "enter a token")
 		return
 	}
-	a, err := ui.svc.Authenticate(r.Context(), token)
+	a, err := ui.opts.AuthLimit.Authenticate(r, token, ui.svc.Authenticate)
 	if err == nil {
 		_, err = ui.svc.Self(r.Context(), a, service.TokenSelfParams{})
 	}
 	if err != nil {
+		if after := httpapi.RetryAfterOf(err); after != "" {
+			w.Header().Set("Retry-After", after)
+		}
 		ui.showLogin(w, r, status(err), skilld.ErrorMessage(err))
 		return
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/internal/authlimit"
 	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
 )
@@ -52,6 +53,9 @@ type Options struct {
 	// (httpapi.Server.Streams): one budget per token and for the server,
 	// whichever surface a stream comes through.
 	Streams *streamlimit.Limiter
+	// AuthLimit, when set, limits failed token checks per client address
+	// at sign-in and on every page (shared with the REST API and MCP).
+	AuthLimit *authlimit.Limiter
 	// SecureCookies marks the session cookie Secure even when the request
 	// did not arrive over TLS (a TLS-terminating proxy in front).
 	SecureCookies bool

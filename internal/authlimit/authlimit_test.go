@@ -1,4 +1,4 @@
-package httpapi
+package authlimit
 
 import (
 	"strconv"
@@ -12,7 +12,7 @@ import (
 // is refused until its window ends, and a token that authenticated passes.
 func TestAuthLimiterBounded(t *testing.T) {
 	now := time.Unix(1000, 0)
-	l := newAuthLimiter(3, time.Minute, 100)
+	l := newLimiter(3, time.Minute, 100)
 	l.now = func() time.Time { return now }
 	for i := range 10000 {
 		l.failed("10.0." + strconv.Itoa(i/256) + "." + strconv.Itoa(i%256))
