@@ -24,6 +24,10 @@ const (
 	ETOOLARGE     = "too_large"
 	EUNAVAILABLE  = "unavailable"
 	ERATELIMITED  = "rate_limited"
+	// EQUOTA: the workspace keeps as much as its storage quota allows;
+	// waiting does not help, deleting what it keeps (or a larger quota)
+	// does.
+	EQUOTA = "quota_exceeded"
 	// EINTEGRITY: stored bytes no longer match their digest. Unlike
 	// EINTERNAL its message is shown: it names the damaged file, and the
 	// fix (upload it again, skilld fsck) is the operator's to make.

@@ -39,8 +39,11 @@ type Task struct {
 	Error *TaskError `json:"error,omitempty"`
 	// Usage sums what the task's model calls cost, as the run logged
 	// them, so far while it runs.
-	Usage   TaskUsage `json:"usage"`
-	LastSeq int64     `json:"last_seq"`
+	Usage TaskUsage `json:"usage"`
+	// Stored is what the task keeps in storage: its log and its large
+	// tool outputs, counted against its budget and its workspace's quota.
+	Stored  TaskStorage `json:"stored"`
+	LastSeq int64       `json:"last_seq"`
 	// QueuePosition is a queued task's place in line on the server that
 	// will run it, from 1 (absent when not known or not queued).
 	QueuePosition int        `json:"queue_position,omitempty"`
@@ -70,6 +73,16 @@ type TaskError struct {
 
 // TaskCancelledCode is the TaskError code of a cancelled task.
 const TaskCancelledCode = "cancelled"
+
+// TaskStorage is the bytes a task keeps: its log entries and the large tool
+// outputs it stored (each output once).
+type TaskStorage struct {
+	LogBytes    int64 `json:"log_bytes"`
+	OutputBytes int64 `json:"output_bytes"`
+}
+
+// Total is all the bytes the task keeps.
+func (s TaskStorage) Total() int64 { return s.LogBytes + s.OutputBytes }
 
 // TaskUsage is what a task's model calls cost, in tokens, summed over every
 // call of the task: its turns and the summaries of compactions.

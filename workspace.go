@@ -17,4 +17,26 @@ type Workspace struct {
 	// apply (0: no cap of the workspace's own).
 	MaxRunningTasks *int `json:"max_running_tasks,omitempty"`
 	MaxQueuedTasks  *int `json:"max_queued_tasks,omitempty"`
+	// StorageQuota is the workspace's own bound on the bytes its tasks
+	// keep (logs and large tool outputs), set by an instance admin; nil
+	// when the server's default applies (0: no quota of its own).
+	StorageQuota *int64 `json:"storage_quota,omitempty"`
+}
+
+// WorkspaceUsage is what a workspace holds and runs at one moment.
+type WorkspaceUsage struct {
+	WorkspaceID string `json:"workspace_id"`
+	// Workspace is the workspace's name.
+	Workspace string `json:"workspace"`
+	Skills    int    `json:"skills"`
+	// Tasks counts the workspace's tasks by status; TasksTotal is their sum.
+	Tasks      map[TaskStatus]int `json:"tasks"`
+	TasksTotal int                `json:"tasks_total"`
+	// Stored sums what its tasks keep; StoredBytes is its total.
+	Stored      TaskStorage `json:"stored"`
+	StoredBytes int64       `json:"stored_bytes"`
+	// StorageQuota is the bound that applies (the workspace's own or the
+	// server's; 0: none), and QuotaSource says which.
+	StorageQuota int64  `json:"storage_quota"`
+	QuotaSource  string `json:"quota_source"`
 }

@@ -25,6 +25,7 @@ import (
 type taskLog struct {
 	db     service.TaskRecords
 	taskID string
+	budget *outputBudget
 	mu     sync.Mutex
 	next   int64
 }
@@ -46,6 +47,7 @@ func (g *taskLog) Append(ctx context.Context, kind string, payload json.RawMessa
 		return 0, time.Time{}, err
 	}
 	g.next = e.Seq + 1
+	g.budget.count(int64(len(payload)))
 	return e.Seq, e.CreatedAt, nil
 }
 
@@ -109,7 +111,7 @@ func (o taskOutputs) Put(ctx context.Context, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := o.db.TaskOutputAdd(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id}); err != nil {
+	if err := o.db.TaskOutputAdd(ctx, &store.TaskOutputParams{TaskID: o.taskID, Digest: id, Size: int64(len(text))}); err != nil {
 		return "", err
 	}
 	_, err = o.blobs.Stat(ctx, id)

@@ -169,7 +169,7 @@ func (l *Local) run(ctx context.Context, t *skilld.Task, opts RunOptions) {
 	l.mu.Lock()
 	reg := l.running[t.ID]
 	l.mu.Unlock()
-	budget = l.newOutputBudget(ctx, past, func(cause error) {
+	budget = l.newOutputBudget(t, past, func(cause error) {
 		if reg != nil {
 			reg.cancel(cause)
 		}
@@ -426,7 +426,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: observedSandbox{Sandbox: sb, obs: obs}, SandboxInfo: &info,
-		Tokenizer: rm.counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID, budget: budget}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, next: next},
+		Tokenizer: rm.counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID, budget: budget}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, budget: budget, next: next},
 		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate, Tools: tools,
 	})
 	return a, sb, err

@@ -188,10 +188,49 @@ func TestOutputBudget(t *testing.T) {
 	}
 	got := f.wait(t, task.ID, skilld.TaskFailed)
 	if got.Error == nil || got.Error.Code != skilld.ETOOLARGE || !strings.Contains(got.Error.Message, "--task-output-budget") ||
-		!strings.Contains(got.Error.Message, "at most 50000 bytes") {
+		!strings.Contains(got.Error.Message, "at most 48.8 KiB") {
 		t.Errorf("the task's error: %+v", got.Error)
 	}
 	if f.model.n != 3 {
 		t.Errorf("the model was asked %d times; the third output should have stopped the task", f.model.n)
+	}
+}
+
+// TestLogBudget: the budget counts the task's log too, so a task that
+// never stores a large output but loops on small commands is stopped the
+// same way; what the task keeps is in its row, and its log is whole.
+func TestLogBudget(t *testing.T) {
+	f := newFixtureWith(t, sqlite, func(c *executor.Config) { c.OutputBudget = 30_000 })
+	ag, err := f.svc.CreateAgent(t.Context(), f.actor, service.AgentParams{Name: "chatty", Config: skilld.AgentConfig{Model: "test:m"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		f.model.steps = append(f.model.steps, call(agent.ToolShell, map[string]string{"command": "echo small"}))
+	}
+	task, err := f.svc.RunTask(t.Context(), f.actor, service.StartTaskParams{AgentRef: service.AgentRef{ID: ag.ID}, Input: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.wait(t, task.ID, skilld.TaskFailed)
+	if got.Error == nil || got.Error.Code != skilld.ETOOLARGE || !strings.Contains(got.Error.Message, "of log and large tool outputs") {
+		t.Errorf("the task's error: %+v", got.Error)
+	}
+	if f.model.n == 0 || f.model.n >= 200 {
+		t.Errorf("the model was asked %d times; the log should have stopped the task well before its 200 steps", f.model.n)
+	}
+	entries, err := f.db.TaskLogList(t.Context(), &store.TaskLogListParams{TaskID: task.ID, Limit: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBytes int64
+	for _, e := range entries {
+		logBytes += int64(len(e.Payload))
+	}
+	if got.Stored.LogBytes != logBytes || got.Stored.OutputBytes != 0 || logBytes < 30_000 {
+		t.Errorf("the task row keeps %+v; its %d log entries are %d bytes", got.Stored, len(entries), logBytes)
+	}
+	if last := entries[len(entries)-1]; !strings.Contains(string(last.Payload), "task.failed") {
+		t.Errorf("the log does not end with the failure: %s", last.Payload)
 	}
 }

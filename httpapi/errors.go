@@ -50,6 +50,10 @@ func StatusOf(code string) int {
 		return http.StatusTooManyRequests
 	case skilld.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
+	case skilld.EQUOTA:
+		// WebDAV's answer to a quota: the server cannot store more for
+		// this client.
+		return http.StatusInsufficientStorage
 	}
 	return http.StatusInternalServerError
 }
@@ -72,6 +76,8 @@ func codeOfStatus(status int) string {
 		return skilld.ETOOLARGE
 	case http.StatusTooManyRequests:
 		return skilld.ERATELIMITED
+	case http.StatusInsufficientStorage:
+		return skilld.EQUOTA
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return skilld.EUNAVAILABLE
 	}

@@ -147,6 +147,7 @@ func Routes() []Route {
 		route(post, "/v1/workspaces", service.OpWorkspacesCreate, created, json, RoleInstance),
 		route(get, "/v1/workspaces", service.OpWorkspacesList, ok, none, RoleViewer),
 		route(patch, ws, service.OpWorkspacesUpdate, ok, json, RoleInstance),
+		route(get, ws+"/usage", service.OpWorkspacesUsage, ok, none, RoleViewer),
 		route(post, "/v1/admin/fsck", service.OpAdminFsck, ok, json, RoleInstance),
 
 		route(post, ws+"/tokens", service.OpTokensCreate, created, json, RoleAdmin),

@@ -40,8 +40,11 @@ type Config struct {
 	// Tasks counts the stored tasks by status, at each scrape (see
 	// StoreTasks). It gets a context bounded by TasksTimeout.
 	Tasks func(ctx context.Context) (map[skilld.TaskStatus]int, error)
-	// TasksTimeout bounds Tasks (default 5s), so a slow database makes
-	// the series go missing instead of the scrape hang.
+	// Storage returns the n workspaces whose tasks keep the most (see
+	// StoreStorage), at each scrape, bounded by TasksTimeout too.
+	Storage func(ctx context.Context, n int) ([]*skilld.WorkspaceUsage, error)
+	// TasksTimeout bounds Tasks and Storage (default 5s), so a slow
+	// database makes the series go missing instead of the scrape hang.
 	TasksTimeout time.Duration
 }
 
@@ -128,6 +131,9 @@ func New(cfg Config) *Metrics {
 	}
 	if cfg.Tasks != nil {
 		m.reg.MustRegister(&taskCollector{count: cfg.Tasks, timeout: cfg.TasksTimeout})
+	}
+	if cfg.Storage != nil {
+		m.reg.MustRegister(&storageCollector{top: cfg.Storage, timeout: cfg.TasksTimeout})
 	}
 	return m
 }

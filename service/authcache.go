@@ -60,6 +60,13 @@ func (c *ttlCache[V]) update(key string, v V) {
 	}
 }
 
+// forget drops the entry of key.
+func (c *ttlCache[V]) forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, key)
+}
+
 // drop forgets the entries whose value matches.
 func (c *ttlCache[V]) drop(match func(V) bool) {
 	c.mu.Lock()

@@ -28,6 +28,9 @@ type Service struct {
 	// admission serializes the starts of a workspace's tasks while its
 	// queued cap holds (admitTask).
 	admission admission
+	// stored remembers the bytes each workspace's tasks keep, for the
+	// quota check of a start (checkStorage).
+	stored ttlCache[int64]
 }
 
 // Config holds the service's settings; the zero value is safe.
@@ -51,6 +54,9 @@ type Config struct {
 	// TaskLimits are the caps on each workspace's tasks where the
 	// workspace has none of its own (zero: none).
 	TaskLimits TaskLimits
+	// StorageQuota bounds the bytes the tasks of a workspace without a
+	// quota of its own keep (0: none); a workspace at it starts no task.
+	StorageQuota int64
 }
 
 // GitHubFetcher downloads the chosen skill folders of a GitHub repository

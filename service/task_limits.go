@@ -75,7 +75,8 @@ func (s *Service) limitsOf(w *skilld.Workspace) TaskLimits {
 	return l
 }
 
-// admitTask checks a new task of the workspace against its queued cap.
+// admitTask checks a new task of the workspace against its storage quota
+// and its queued cap.
 // When a cap holds, it returns with the workspace's admission lock held
 // until release: recording and starting the task happen under it, so
 // that starts racing on this server cannot all pass a cap with room for
@@ -84,6 +85,9 @@ func (s *Service) limitsOf(w *skilld.Workspace) TaskLimits {
 func (s *Service) admitTask(ctx context.Context, workspaceID string) (release func(), err error) {
 	w, err := s.findWorkspace(ctx, workspaceID)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkStorage(ctx, w); err != nil {
 		return nil, err
 	}
 	lim := s.limitsOf(w)

@@ -70,6 +70,7 @@ type UpdateWorkspaceParams struct {
 	TaskRetention   *string `json:"task_retention,omitempty" jsonschema:"how long the workspace keeps finished tasks, such as 720h; 0 keeps them forever, an empty string returns to the server's --task-retention"`
 	MaxRunningTasks *int    `json:"max_running_tasks,omitempty" jsonschema:"the most tasks of the workspace that run at once, its others waiting (0: no cap of its own; -1: the server's --workspace-max-running again)"`
 	MaxQueuedTasks  *int    `json:"max_queued_tasks,omitempty" jsonschema:"the most tasks of the workspace that wait to start; more are refused with 429 (0: no cap of its own; -1: the server's --workspace-max-queued again)"`
+	StorageQuota    *int64  `json:"storage_quota,omitempty" jsonschema:"the most bytes the workspace's tasks may keep (logs and large tool outputs); at it, starts are refused with 507 (0: no quota of its own; -1: the server's --workspace-storage-quota again)"`
 }
 
 // UpdateWorkspace changes a workspace's settings (instance admins only:
@@ -93,13 +94,17 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a Actor, p UpdateWorkspac
 			return nil, invalidField(f.name, "%s must be from 0 to %d (0: no cap), or -1 for the server's default, not %d", f.name, MaxTaskLimit, *f.v)
 		}
 	}
+	if p.StorageQuota != nil && *p.StorageQuota < -1 {
+		return nil, invalidField("storage_quota", "storage_quota must be a number of bytes (0: no quota), or -1 for the server's default, not %d", *p.StorageQuota)
+	}
 	w, err := s.db.WorkspaceUpdate(ctx, &store.WorkspaceUpdateParams{ID: a.WorkspaceID, TaskRetention: p.TaskRetention,
-		MaxRunningTasks: p.MaxRunningTasks, MaxQueuedTasks: p.MaxQueuedTasks})
+		MaxRunningTasks: p.MaxRunningTasks, MaxQueuedTasks: p.MaxQueuedTasks, StorageQuota: p.StorageQuota})
 	if err != nil {
 		return nil, err
 	}
 	// Cached by ID and by name: both must read the new settings at once.
 	s.auth.workspaces.drop(func(c skilld.Workspace) bool { return c.ID == w.ID })
+	s.stored.forget(w.ID)
 	s.event(ctx, a, w.ID, "workspace.updated", w.ID)
 	if lw, ok := s.exec.(LimitWatcher); ok {
 		lw.LimitsChanged(w.ID, s.limitsOf(w))

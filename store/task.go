@@ -65,7 +65,12 @@ type TaskCreateParams struct {
 
 type TaskPackagesReleaseParams struct{ TaskID string }
 
-type TaskOutputParams struct{ TaskID, Digest string }
+// TaskOutputParams name a task's output; Size, for TaskOutputAdd, is its
+// bytes, added to the task's stored output bytes the first time.
+type TaskOutputParams struct {
+	TaskID, Digest string
+	Size           int64
+}
 
 type TaskGetParams struct{ WorkspaceID, ID string }
 

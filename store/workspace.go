@@ -18,6 +18,13 @@ type WorkspaceQueries interface {
 	// WorkspaceUpdate changes a workspace's settings and returns it.
 	// ENOTFOUND when there is none.
 	WorkspaceUpdate(ctx context.Context, p *WorkspaceUpdateParams) (*skilld.Workspace, error)
+	// WorkspaceUsage sums what a workspace's tasks keep and counts its
+	// tasks by status and its skills (StorageQuota is the workspace's own
+	// or 0; the caller applies the server's default). ENOTFOUND.
+	WorkspaceUsage(ctx context.Context, p *WorkspaceUsageParams) (*skilld.WorkspaceUsage, error)
+	// WorkspaceStorageTop returns the usage of the n workspaces whose
+	// tasks keep the most bytes, the most first (Tasks not counted).
+	WorkspaceStorageTop(ctx context.Context, p *WorkspaceStorageTopParams) ([]*skilld.WorkspaceUsage, error)
 	// WorkspaceDelete removes a workspace and everything it owns.
 	// ENOTFOUND when there is none.
 	WorkspaceDelete(ctx context.Context, p *WorkspaceDeleteParams) error
@@ -39,6 +46,13 @@ type WorkspaceUpdateParams struct {
 	TaskRetention   *string
 	MaxRunningTasks *int
 	MaxQueuedTasks  *int
+	// StorageQuota, when not nil, replaces the workspace's own storage
+	// quota in bytes (negative: none of its own).
+	StorageQuota *int64
 }
 
 type WorkspaceDeleteParams struct{ ID string }
+
+type WorkspaceUsageParams struct{ ID string }
+
+type WorkspaceStorageTopParams struct{ Limit int }

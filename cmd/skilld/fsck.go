@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/units"
 	"github.com/skilld/skilld/service"
 )
 
@@ -40,7 +41,7 @@ func runFsck(ctx context.Context, e *env, args []string) int {
 	// Whoever can open the storage directly acts as its administrator.
 	actor := service.Actor{InstanceAdmin: true, Role: skilld.RoleAdmin, Name: "skilld fsck"}
 	rep, err := svc.Fsck(ctx, actor, service.FsckParams{Repair: *repair, Grace: grace.String(), Progress: func(p service.FsckProgress) {
-		fmt.Fprintf(e.stderr, "fsck: %d blobs (%s) checked…\n", p.Blobs, humanBytes(p.Bytes))
+		fmt.Fprintf(e.stderr, "fsck: %d blobs (%s) checked…\n", p.Blobs, units.Bytes(p.Bytes))
 	}})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld fsck: %s\n", errorText(err))
@@ -60,7 +61,7 @@ func runFsck(ctx context.Context, e *env, args []string) int {
 
 func printFsck(e *env, rep *service.FsckReport, repair bool) {
 	w := e.stdout
-	fmt.Fprintf(w, "checked %d blobs (%s) and %d packages in %.1fs\n", rep.Blobs, humanBytes(rep.Bytes), rep.Packages, rep.Seconds)
+	fmt.Fprintf(w, "checked %d blobs (%s) and %d packages in %.1fs\n", rep.Blobs, units.Bytes(rep.Bytes), rep.Packages, rep.Seconds)
 	for _, b := range rep.Damaged {
 		fmt.Fprintf(w, "DAMAGED  %s, used by %v: %s\n", b.Digest, b.UsedBy, b.Error)
 	}
@@ -79,16 +80,4 @@ func printFsck(e *env, rep *service.FsckReport, repair bool) {
 	if !rep.OK() {
 		fmt.Fprintln(w, "damaged or missing files come back when they are uploaded again (the same skill files, in any skill)")
 	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -61,7 +61,7 @@ type observability struct {
 func (f *obsFlags) open(ctx context.Context, db store.Store, service string) (*observability, error) {
 	o := &observability{}
 	if db != nil {
-		o.metrics = metrics.New(metrics.Config{Tasks: metrics.StoreTasks(db)})
+		o.metrics = metrics.New(metrics.Config{Tasks: metrics.StoreTasks(db), Storage: metrics.StoreStorage(db)})
 	}
 	if f.otlpEndpoint == "" {
 		return o, nil

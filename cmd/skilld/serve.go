@@ -16,6 +16,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/internal/authlimit"
 	"github.com/skilld/skilld/mcpserver"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/web"
@@ -142,7 +143,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer tasks.stop()
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
-		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
+		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, StorageQuota: tf.quotaBytes, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
 	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
@@ -164,13 +165,16 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		running = tf.maxRunning
 	}
 	streams, sessions := lf.limiters(e.stderr, obs.metrics, running)
+	// One limit on failed token checks for every surface that takes a
+	// token: the API, /mcp and the web UI's sign-in.
+	auth := authlimit.New(*authFailures, *authWindow)
 	api := &httpapi.Server{Service: svc, Version: versionString(), Logger: logger, Watcher: watcher, Streams: streams,
-		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, AuthFailuresPerAddress: *authFailures, AuthFailureWindow: *authWindow, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery,
+		BodyIdleTimeout: *bodyIdle, MaxBodyBytesInFlight: *inFlight, AuthLimit: auth, Metrics: obs.apiMetrics(), Tracer: obs.tracer, PublicDiscovery: *publicDiscovery,
 		Degraded: room.Degraded}
 	// /mcp is the MCP endpoint (streamable HTTP, docs/MCP.md).
 	// /ui/ is the web UI (docs/UI.md); / sends a browser there.
-	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}, AllowedOrigins: allowedOrigins, Sessions: sessions}),
-		web.Prefix: web.New(svc, web.Options{Watcher: watcher, Streams: streams, Logger: logger, MaxBodyBytesInFlight: *inFlight, BodyIdleTimeout: *bodyIdle}), "GET /{$}": http.HandlerFunc(web.Redirect)}
+	api.Mounts = map[string]http.Handler{"/mcp": mcpserver.HTTPHandler(svc, mcpserver.HTTPOptions{Options: mcpserver.Options{Version: versionString(), Logger: logger}, AllowedOrigins: allowedOrigins, Sessions: sessions, AuthLimit: auth}),
+		web.Prefix: web.New(svc, web.Options{Watcher: watcher, Streams: streams, AuthLimit: auth, Logger: logger, MaxBodyBytesInFlight: *inFlight, BodyIdleTimeout: *bodyIdle}), "GET /{$}": http.HandlerFunc(web.Redirect)}
 	// No overall read timeout: a 64 MiB upload on a slow link is legitimate.
 	srv := &http.Server{Handler: api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}

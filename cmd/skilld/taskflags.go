@@ -33,7 +33,11 @@ type taskFlags struct {
 	// limits are serve's caps on each workspace's tasks
 	// (--workspace-max-running, --workspace-max-queued).
 	limits service.TaskLimits
-	envErr error
+	// storageQuota is serve's --workspace-storage-quota; quotaBytes is it
+	// parsed by check.
+	storageQuota string
+	quotaBytes   int64
+	envErr       error
 	// observer is what the local executor reports to (set by serve).
 	observer executor.Observer
 }
@@ -49,7 +53,7 @@ func (f *taskFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.taskTimeout, "task-timeout", executor.DefaultTaskTimeout,
 		"how long a task may run from its start when its agent sets no config.timeout, and the most any task\nmay run whatever its agent's config.timeout (env SKILLD_TASK_TIMEOUT)")
 	fs.StringVar(&f.outputBudget, "task-output-budget", cmp.Or(os.Getenv("SKILLD_TASK_OUTPUT_BUDGET"), "256MiB"),
-		"the most large tool outputs (kept as blobs) one task may store; a task past it is stopped and fails\n(env SKILLD_TASK_OUTPUT_BUDGET)")
+		"the most bytes one task may keep: its log and its large tool outputs (kept as blobs); a task past it\nis stopped and fails too_large (env SKILLD_TASK_OUTPUT_BUDGET)")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", DefaultShutdownTimeout,
 		"on stop, how long running tasks may go on before they are suspended, to resume at the next start\n"+
 			"(serve: and requests in flight may finish; event streams end at once) (env SKILLD_SHUTDOWN_TIMEOUT)")
@@ -76,6 +80,8 @@ func (f *taskFlags) check() error {
 		return fmt.Errorf("--workspace-max-running must be from 0 (no cap) to %d, not %d", service.MaxTaskLimit, f.limits.MaxRunning)
 	case f.limits.MaxQueued < 0 || f.limits.MaxQueued > service.MaxTaskLimit:
 		return fmt.Errorf("--workspace-max-queued must be from 0 (no cap) to %d, not %d", service.MaxTaskLimit, f.limits.MaxQueued)
+	case !f.parseStorageQuota():
+		return fmt.Errorf("--workspace-storage-quota must be a size such as 10GiB, or 0 for no quota, not %q", f.storageQuota)
 	}
 	return nil
 }
@@ -90,6 +96,10 @@ func (f *taskFlags) registerExecutor(fs *flag.FlagSet) {
 	fs.IntVar(&f.limits.MaxQueued, "workspace-max-queued", service.DefaultMaxQueuedTasks,
 		"tasks of one workspace that may wait to start; more are refused with 429 rate_limited; 0: no cap\n"+
 			"(an instance admin may set a workspace's own: PATCH /v1/workspaces/{ws}) (env SKILLD_WORKSPACE_MAX_QUEUED)")
+	fs.StringVar(&f.storageQuota, "workspace-storage-quota", cmp.Or(os.Getenv("SKILLD_WORKSPACE_STORAGE_QUOTA"), fmt.Sprintf("%dGiB", service.DefaultStorageQuota>>30)),
+		"the most bytes the tasks of one workspace may keep (their logs and large tool outputs); a workspace\n"+
+			"at it starts no task (507 quota_exceeded) until tasks are deleted; 0: no quota (an instance admin\n"+
+			"may set a workspace's own: PATCH /v1/workspaces/{ws}) (env SKILLD_WORKSPACE_STORAGE_QUOTA)")
 	f.envErr = errors.Join(f.envErr, envFlags(fs, map[string]string{"workspace-max-running": "SKILLD_WORKSPACE_MAX_RUNNING", "workspace-max-queued": "SKILLD_WORKSPACE_MAX_QUEUED"}))
 	fs.StringVar(&f.executor, "executor", cmp.Or(os.Getenv("SKILLD_EXECUTOR"), "local"),
 		"where tasks run: local (in this process, durable across restarts) or temporal (on skilld worker\n"+
@@ -184,6 +194,17 @@ func (rt *taskRuntime) start(ctx context.Context) (httpapi.Watcher, error) {
 		return nil, err
 	}
 	return rt.local, nil
+}
+
+// parseStorageQuota reads --workspace-storage-quota into quotaBytes (when
+// serve registered it), and reports whether it is a size.
+func (f *taskFlags) parseStorageQuota() bool {
+	if f.storageQuota == "" {
+		return true
+	}
+	n, err := sandbox.ParseSize(f.storageQuota)
+	f.quotaBytes = n
+	return err == nil
 }
 
 // parseOutputBudget reads --task-output-budget into outputBytes, and

@@ -85,4 +85,25 @@ func TestWorkspacesUpdateCommand(t *testing.T) {
 	if code, _, errOut := s.cli(t, s.admin, "", "workspaces", "update", "team"); code != exitUsage || !strings.Contains(errOut, "--task-retention") {
 		t.Errorf("nothing to change: exit %d %s", code, errOut)
 	}
+	if got := s.okJSON(t, s.admin, "", "workspaces", "update", "team", "--storage-quota", "2GiB"); got["storage_quota"] != float64(2<<30) {
+		t.Errorf("a quota of 2GiB: %v", got)
+	}
+	if out := s.ok(t, s.admin, "", "workspaces", "update", "team", "--storage-quota", "0"); !strings.Contains(out, "STORAGE QUOTA") || !strings.Contains(out, "none") {
+		t.Errorf("no quota, as a table:\n%s", out)
+	}
+	if got := s.okJSON(t, s.admin, "", "workspaces", "update", "team", "--storage-quota", "server"); got["storage_quota"] != nil {
+		t.Errorf("back to the server's quota: %v", got)
+	}
+	if code, _, errOut := s.cli(t, s.admin, "", "workspaces", "update", "team", "--storage-quota", "lots"); code != exitUsage || !strings.Contains(errOut, "--storage-quota") {
+		t.Errorf("a quota of lots: exit %d %s", code, errOut)
+	}
+	out := s.ok(t, s.admin, "", "workspaces", "usage", "team")
+	for _, want := range []string{"WORKSPACE", "team", "TASKS", "0 (none)", "STORED", "0 bytes", "QUOTA"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("workspaces usage does not say %q:\n%s", want, out)
+		}
+	}
+	if u := s.okJSON(t, s.admin, "default", "workspaces", "usage"); u["workspace"] != "default" || u["quota_source"] != "server" {
+		t.Errorf("workspaces usage of the token's workspace: %v", u)
+	}
 }

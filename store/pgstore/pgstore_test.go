@@ -117,3 +117,19 @@ func TestTaskResultsBackfill(t *testing.T) {
 		}
 	})
 }
+
+// TestStorageUsageBackfill: migration 10 counts the log bytes of tasks an
+// older version wrote.
+func TestStorageUsageBackfill(t *testing.T) {
+	url := storetest.FreshPostgresURL(t)
+	storetest.StorageUsageBackfill(t, func(t *testing.T) store.Store { return storetest.OpenPostgresAt(t, url) }, func(t *testing.T) {
+		c, err := pgx.Connect(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(t.Context(), storetest.RevertStorageUsage); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

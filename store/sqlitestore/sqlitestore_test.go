@@ -128,3 +128,25 @@ func TestTaskResultsBackfill(t *testing.T) {
 		}
 	})
 }
+
+// TestStorageUsageBackfill: migration 10 counts the log bytes of tasks an
+// older version wrote.
+func TestStorageUsageBackfill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "skilld.db")
+	storetest.StorageUsageBackfill(t, func(t *testing.T) store.Store {
+		s, err := sqlitestore.Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, func(t *testing.T) {
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(storetest.RevertStorageUsage); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

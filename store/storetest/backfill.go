@@ -98,3 +98,37 @@ func checkTaskResults(t *testing.T, s store.Store, ids []string) {
 		t.Errorf("running %+v", r)
 	}
 }
+
+// RevertStorageUsage undoes migration 10 (what tasks keep, workspace
+// storage quotas) so that reopening the store runs it, and its backfill,
+// again.
+const RevertStorageUsage = `ALTER TABLE tasks DROP COLUMN log_bytes; ALTER TABLE tasks DROP COLUMN output_bytes; ALTER TABLE task_outputs DROP COLUMN size; ALTER TABLE workspaces DROP COLUMN storage_quota; DELETE FROM schema_migrations WHERE version = 10`
+
+// StorageUsageBackfill checks that migration 10 counts the log bytes of
+// tasks written before it, each task's exactly as its entries read back.
+// open and revert are TaskResultsBackfill's, reverting RevertStorageUsage.
+func StorageUsageBackfill(t *testing.T, open func(t *testing.T) store.Store, revert func(t *testing.T)) {
+	s := open(t)
+	ids := fillTaskResults(t, s)
+	s.Close()
+	revert(t)
+	s = open(t)
+	defer s.Close()
+	for _, id := range ids {
+		task, err := s.TaskGet(t.Context(), &store.TaskGetParams{ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := s.TaskLogList(t.Context(), &store.TaskLogListParams{TaskID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want int64
+		for _, e := range entries {
+			want += int64(len(e.Payload))
+		}
+		if task.Stored != (skilld.TaskStorage{LogBytes: want}) {
+			t.Errorf("task %s of %d entries keeps %+v after the backfill, want %d log bytes", id, len(entries), task.Stored, want)
+		}
+	}
+}

@@ -12,13 +12,13 @@ import (
 )
 
 const taskColumns = `id, workspace_id, COALESCE(agent_id, ''), input, status, config, output, error, error_code,
-	prompt_tokens, completion_tokens, last_seq, created_by, created_at, updated_at, started_at, finished_at`
+	prompt_tokens, completion_tokens, log_bytes, output_bytes, last_seq, created_by, created_at, updated_at, started_at, finished_at`
 
 func scanTask(r Row) (*skilld.Task, error) {
 	var t skilld.Task
 	var config, msg, code string
 	if err := r.Scan(&t.ID, &t.WorkspaceID, &t.AgentID, &t.Input, &t.Status, &config, &t.Output, &msg, &code,
-		&t.Usage.PromptTokens, &t.Usage.CompletionTokens, &t.LastSeq, &t.CreatedBy,
+		&t.Usage.PromptTokens, &t.Usage.CompletionTokens, &t.Stored.LogBytes, &t.Stored.OutputBytes, &t.LastSeq, &t.CreatedBy,
 		&t.CreatedAt, &t.UpdatedAt, &t.StartedAt, &t.FinishedAt); err != nil {
 		return nil, err
 	}
@@ -174,7 +174,8 @@ func scanTaskLog(r Row) (*skilld.TaskLogEntry, error) {
 // TaskLogAppend takes the next number from the task row in the same
 // transaction as the insert: the row update serializes appenders of one
 // task, and a rollback returns the number, so there are never gaps. The
-// same update adds the entry's usage, so the totals move with the log.
+// same update adds the entry's usage and bytes, so the totals move with
+// the log.
 func (q *Queries) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParams) (*skilld.TaskLogEntry, error) {
 	if p.PromptTokens < 0 || p.CompletionTokens < 0 {
 		return nil, &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("a log entry of task %s has negative usage (%d prompt, %d completion tokens)", p.TaskID, p.PromptTokens, p.CompletionTokens)}
@@ -183,9 +184,10 @@ func (q *Queries) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParam
 	err := q.tx(ctx, func(q *Queries) error {
 		t := now()
 		var seq int64
-		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ?, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?
-			WHERE id = ? AND (? = 0 OR last_seq = ? - 1) RETURNING last_seq`,
-			t, p.PromptTokens, p.CompletionTokens, p.TaskID, p.ExpectSeq, p.ExpectSeq).Scan(&seq)
+		payload := jsonText(p.Payload)
+		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ?, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
+			log_bytes = log_bytes + ? WHERE id = ? AND (? = 0 OR last_seq = ? - 1) RETURNING last_seq`,
+			t, p.PromptTokens, p.CompletionTokens, len(payload), p.TaskID, p.ExpectSeq, p.ExpectSeq).Scan(&seq)
 		if isNoRows(err) && p.ExpectSeq > 0 {
 			var last int64
 			if q.c.QueryRow(ctx, `SELECT last_seq FROM tasks WHERE id = ?`, p.TaskID).Scan(&last) == nil {
@@ -197,7 +199,7 @@ func (q *Queries) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParam
 			return notFound(err, "task %q", p.TaskID)
 		}
 		e, err := scanTaskLog(q.c.ExecRow(ctx, `INSERT INTO task_log (task_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)
-			RETURNING `+taskLogColumns, p.TaskID, seq, p.Kind, jsonText(p.Payload), t))
+			RETURNING `+taskLogColumns, p.TaskID, seq, p.Kind, payload, t))
 		out = e
 		return internal(err, "appending to the log of task %q", p.TaskID)
 	})
@@ -225,9 +227,15 @@ func (q *Queries) TaskOutputAdd(ctx context.Context, p *store.TaskOutputParams) 
 		if _, err := q.BlobGuard(ctx, &store.BlobGuardParams{}); err != nil {
 			return err
 		}
-		_, err := q.c.Exec(ctx, `INSERT INTO task_outputs (task_id, digest) VALUES (?, ?) ON CONFLICT DO NOTHING`, p.TaskID, p.Digest)
+		if p.Size < 0 {
+			return &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("an output of task %s has a negative size (%d)", p.TaskID, p.Size)}
+		}
+		n, err := q.c.Exec(ctx, `INSERT INTO task_outputs (task_id, digest, size) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, p.TaskID, p.Digest, p.Size)
 		if constraint(err, "foreign_key") != nil {
 			return &skilld.Error{Code: skilld.ENOTFOUND, Message: "task " + p.TaskID + " not found", Err: err}
+		}
+		if err == nil && n > 0 {
+			_, err = q.c.Exec(ctx, `UPDATE tasks SET output_bytes = output_bytes + ? WHERE id = ?`, p.Size, p.TaskID)
 		}
 		return internal(err, "recording an output of task %s", p.TaskID)
 	})

@@ -9,11 +9,11 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-const workspaceColumns = `id, name, task_retention, created_at, max_running_tasks, max_queued_tasks`
+const workspaceColumns = `id, name, task_retention, created_at, max_running_tasks, max_queued_tasks, storage_quota`
 
 func scanWorkspace(r Row) (*skilld.Workspace, error) {
 	var w skilld.Workspace
-	if err := r.Scan(&w.ID, &w.Name, &w.TaskRetention, &w.CreatedAt, &w.MaxRunningTasks, &w.MaxQueuedTasks); err != nil {
+	if err := r.Scan(&w.ID, &w.Name, &w.TaskRetention, &w.CreatedAt, &w.MaxRunningTasks, &w.MaxQueuedTasks, &w.StorageQuota); err != nil {
 		return nil, err
 	}
 	w.CreatedAt = utc(w.CreatedAt)
@@ -60,6 +60,13 @@ func (q *Queries) WorkspaceUpdate(ctx context.Context, p *store.WorkspaceUpdateP
 			set, args = append(set, c.col+" = ?"), append(args, nullCap(*c.v))
 		}
 	}
+	if p.StorageQuota != nil {
+		var quota any
+		if *p.StorageQuota >= 0 {
+			quota = *p.StorageQuota
+		}
+		set, args = append(set, "storage_quota = ?"), append(args, quota)
+	}
 	if len(set) == 0 {
 		return q.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: p.ID})
 	}
@@ -88,4 +95,56 @@ func (q *Queries) WorkspaceDelete(ctx context.Context, p *store.WorkspaceDeleteP
 		return notFound(ErrNoRows, "workspace %q", p.ID)
 	}
 	return nil
+}
+
+// WorkspaceUsage reads the workspace's row, then its tasks' sums and
+// counts through the index on (workspace_id, status): a read of its task
+// rows, none of its logs.
+func (q *Queries) WorkspaceUsage(ctx context.Context, p *store.WorkspaceUsageParams) (*skilld.WorkspaceUsage, error) {
+	u := &skilld.WorkspaceUsage{WorkspaceID: p.ID, Tasks: map[skilld.TaskStatus]int{}}
+	var quota *int64
+	err := q.c.QueryRow(ctx, `SELECT name, skill_count, storage_quota FROM workspaces WHERE id = ?`, p.ID).Scan(&u.Workspace, &u.Skills, &quota)
+	if err != nil {
+		return nil, notFound(err, "workspace %q", p.ID)
+	}
+	if quota != nil {
+		u.StorageQuota = *quota
+	}
+	rows, err := q.c.Query(ctx, `SELECT status, COUNT(*), COALESCE(SUM(log_bytes), 0), COALESCE(SUM(output_bytes), 0)
+		FROM tasks WHERE workspace_id = ? GROUP BY status`, p.ID)
+	type sums struct {
+		status skilld.TaskStatus
+		n      int
+		stored skilld.TaskStorage
+	}
+	all, err := collect(rows, err, func(r Row) (sums, error) {
+		var s sums
+		return s, r.Scan(&s.status, &s.n, &s.stored.LogBytes, &s.stored.OutputBytes)
+	})
+	if err != nil {
+		return nil, internal(err, "summing the tasks of workspace %q", p.ID)
+	}
+	for _, s := range all {
+		u.Tasks[s.status] = s.n
+		u.TasksTotal += s.n
+		u.Stored.LogBytes += s.stored.LogBytes
+		u.Stored.OutputBytes += s.stored.OutputBytes
+	}
+	u.StoredBytes = u.Stored.Total()
+	return u, nil
+}
+
+func (q *Queries) WorkspaceStorageTop(ctx context.Context, p *store.WorkspaceStorageTopParams) ([]*skilld.WorkspaceUsage, error) {
+	rows, err := q.c.Query(ctx, `SELECT w.id, w.name, w.skill_count, COALESCE(w.storage_quota, 0), t.logs, t.outputs, t.n
+		FROM (SELECT workspace_id, SUM(log_bytes) AS logs, SUM(output_bytes) AS outputs, COUNT(*) AS n
+			FROM tasks GROUP BY workspace_id ORDER BY SUM(log_bytes) + SUM(output_bytes) DESC, workspace_id LIMIT ?) t
+		JOIN workspaces w ON w.id = t.workspace_id
+		ORDER BY t.logs + t.outputs DESC, w.id`, max(p.Limit, 1))
+	top, err := collect(rows, err, func(r Row) (*skilld.WorkspaceUsage, error) {
+		var u skilld.WorkspaceUsage
+		err := r.Scan(&u.WorkspaceID, &u.Workspace, &u.Skills, &u.StorageQuota, &u.Stored.LogBytes, &u.Stored.OutputBytes, &u.TasksTotal)
+		u.StoredBytes = u.Stored.Total()
+		return &u, err
+	})
+	return top, internal(err, "finding the workspaces that store the most")
 }
