@@ -95,6 +95,9 @@ func testArchiveVersion(t *testing.T, open storetest.Opener) {
 	if v4.Version != 4 || v4.Name != "charts" || v4.Description != "Draw graphs" {
 		t.Errorf("with a name override: %+v", v4.Skill)
 	}
+	if c := must[*service.SkillContent](t)(e.svc.GetSkillContent(ctx, e.viewer, service.GetSkillContentParams{SkillRef: ref})); !strings.Contains(c.Content, "name: charts\n") {
+		t.Errorf("the stored SKILL.md after an edit that keeps the name:\n%s", c.Content)
+	}
 	// Editing an install this way forks it, as any edit does.
 	must[*skilld.Registry](t)(e.svc.CreateRegistry(ctx, e.root, service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustCommunity}))
 	publish(t, e, "acme", "lint", "Lint")

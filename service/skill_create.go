@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,10 +191,15 @@ func noSkillAtRoot(pkg *pack.Package, from origin) error {
 // the specification (dir, when set, is the folder name it must match), with
 // the overrides applied and checked. It returns the name and description
 // to store and the validator's warnings.
-func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin) (name, desc string, warnings []skilld.Detail, err error) {
+//
+// When name or description overrides the frontmatter's, the package is
+// returned with its SKILL.md rewritten to say so (a new digest): a stored
+// skill's SKILL.md always names it, so MCP, the discovery archive and a
+// pulled folder all agree with the catalog.
+func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin) (_ *pack.Package, name, desc string, warnings []skilld.Detail, err error) {
 	file := skillmd.Filename(func(n string) bool { _, ok := pkg.File(n); return ok })
 	if file == "" {
-		return "", "", nil, noSkillAtRoot(pkg, from)
+		return nil, "", "", nil, noSkillAtRoot(pkg, from)
 	}
 	f, _ := pkg.File(file)
 	opts := skillmd.Options{Lenient: o.Lenient, Dir: dir}
@@ -205,25 +211,41 @@ func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin) (nam
 		r.Errors = dropOverridden(r.Errors, o)
 	}
 	if err := r.Err(); err != nil {
-		return "", "", r.Warnings, err
+		return nil, "", "", r.Warnings, err
 	}
 	name, desc = r.Skill.Name, r.Skill.Description
 	if err := checkText("description", desc); err != nil {
-		return "", "", r.Warnings, err
+		return nil, "", "", r.Warnings, err
 	}
 	if o.Name != "" {
 		name = skillmd.NormalizeName(o.Name)
 		if err := checkName(name); err != nil {
-			return "", "", r.Warnings, err
+			return nil, "", "", r.Warnings, err
 		}
 	}
 	if o.Description != "" {
 		desc = strings.TrimSpace(o.Description)
 		if err := checkDescription(desc); err != nil {
-			return "", "", r.Warnings, err
+			return nil, "", "", r.Warnings, err
 		}
 	}
-	return name, desc, r.Warnings, nil
+	set := map[string]string{}
+	if name != r.Skill.Name {
+		set[skillmd.FieldName] = name
+	}
+	if desc != r.Skill.Description {
+		set[skillmd.FieldDescription] = desc
+	}
+	if len(set) > 0 {
+		text, err := skillmd.SetFields(f.Data, set)
+		if err == nil {
+			pkg, err = pkg.WithFile(pack.File{Path: file, Data: text, Exec: f.Exec})
+		}
+		if err != nil {
+			return nil, "", "", r.Warnings, fmt.Errorf("rewriting %s with the new name and description: %w", file, err)
+		}
+	}
+	return pkg, name, desc, r.Warnings, nil
 }
 
 // dropOverridden removes the problems of fields that an override replaces,
@@ -242,7 +264,7 @@ func dropOverridden(errs []skilld.Detail, o SkillOptions) []skilld.Detail {
 // createFromPackage validates and stores a new skill with its first
 // version, all or nothing.
 func (s *Service) createFromPackage(ctx context.Context, a Actor, pkg *pack.Package, dir string, o SkillOptions, src source) (*SkillView, error) {
-	name, desc, warnings, err := checkSkill(pkg, dir, o, originOf(src.typ))
+	pkg, name, desc, warnings, err := checkSkill(pkg, dir, o, originOf(src.typ))
 	if err != nil {
 		return nil, err
 	}

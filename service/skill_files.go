@@ -185,7 +185,7 @@ func (s *Service) ReplaceSkillFiles(ctx context.Context, a Actor, p ReplaceSkill
 	if err != nil {
 		return nil, err
 	}
-	name, desc, warnings, err := checkSkill(pkg, "", p.SkillOptions, fromFiles)
+	pkg, name, desc, warnings, err := checkSkill(pkg, "", p.SkillOptions, fromFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (s *Service) ReplaceSkillFilesFromArchive(ctx context.Context, a Actor, p R
 	if err != nil {
 		return nil, err
 	}
-	name, desc, warnings, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive)
+	pkg, name, desc, warnings, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (s *Service) RestoreSkillVersion(ctx context.Context, a Actor, p RestoreSki
 	}
 	// The restored SKILL.md is checked leniently: it was valid when it was
 	// stored, and a stricter validator since must not make it unrestorable.
-	name, desc, warnings, err := checkSkill(pkg, "", SkillOptions{Lenient: true}, fromFiles)
+	pkg, name, desc, warnings, err := checkSkill(pkg, "", SkillOptions{Lenient: true}, fromFiles)
 	if err != nil {
 		return nil, err
 	}

@@ -58,6 +58,12 @@ func testCreateInline(t *testing.T, open storetest.Opener) {
 	if o.Name != "renamed" || o.Description != "Better words" {
 		t.Errorf("overrides %+v", o.Skill)
 	}
+	// The stored SKILL.md says what the skill is called: the overrides
+	// are written into it, the rest of the file kept.
+	oc := must[*service.SkillContent](t)(e.svc.GetSkillContent(ctx, e.viewer, service.GetSkillContentParams{SkillRef: service.SkillRef{ID: o.ID}}))
+	if !strings.Contains(oc.Content, "name: renamed\n") || !strings.Contains(oc.Content, "description: Better words\n") || strings.Contains(oc.Content, "name: Not Valid") || !strings.Contains(oc.Content, "# Not Valid") {
+		t.Errorf("the stored SKILL.md of a renamed skill:\n%s", oc.Content)
+	}
 	_, err = e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: map[string]string{"SKILL.md": skillMD("ok", "x")}, SkillOptions: service.SkillOptions{Name: "Bad Name"}})
 	wantCode(t, err, skilld.EINVALID)
 	_, err = e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: map[string]string{"SKILL.md": skillMD("pdf-tools", "dup")}})

@@ -167,24 +167,41 @@ func runLocalSkills(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	pkgs := &agent.MemoryPackages{}
 	var skills []agent.Skill
 	seen := map[string]string{}
+	// One skill that does not load does not stop the others: it is named
+	// with its path and reason, and the run goes on without it.
+	skipped := 0
+	skip := func(path string, err error) {
+		skipped++
+		fmt.Fprintf(e.stderr, "skilld run: skipped %s: %v\n", path, err)
+		for _, d := range skilld.ErrorDetails(err) {
+			fmt.Fprintf(e.stderr, "  %s: %s\n", d.Field, d.Message)
+		}
+	}
 	for _, dir := range f.skills.dirs {
 		for _, src := range resolveSources(ctx, dir) {
 			if src.err != nil {
-				return "", src.err
+				skip(src.path, src.err)
+				continue
 			}
 			if src.archive {
-				return "", skilld.Errorf(skilld.EINVALID, "--skills takes folders, not archives: %s", src.path)
+				skip(src.path, skilld.Errorf(skilld.EINVALID, "--skills takes folders, not archives"))
+				continue
 			}
 			s, err := localSkill(ctx, src.path, pkgs)
 			if err != nil {
-				return "", err
+				skip(src.path, err)
+				continue
 			}
 			if prev, dup := seen[s.Name]; dup {
-				return "", skilld.Errorf(skilld.EINVALID, "two skills are named %q: %s and %s", s.Name, prev, src.path)
+				skip(src.path, skilld.Errorf(skilld.EINVALID, "skill %q is already loaded from %s", s.Name, prev))
+				continue
 			}
 			seen[s.Name] = src.path
 			skills = append(skills, s)
 		}
+	}
+	if len(skills) == 0 && skipped > 0 {
+		return "", fmt.Errorf("none of the skills in --skills could be loaded (%d skipped, named above)", skipped)
 	}
 	mdl, name, err := m.open(f.model)
 	if err != nil {
@@ -274,11 +291,14 @@ func localSkill(ctx context.Context, dir string, pkgs *agent.MemoryPackages) (ag
 	}
 	pkg, err := pack.ReadDir(ctx, abs, pack.ArchiveLimits())
 	if err != nil {
-		return agent.Skill{}, fmt.Errorf("%s: %w", dir, err)
+		return agent.Skill{}, err
 	}
 	r := checkPackage(pkg, skillmd.Options{Dir: filepath.Base(abs), Lenient: true})
 	if err := r.Err(); err != nil {
-		return agent.Skill{}, fmt.Errorf("%s: %w", dir, err)
+		if r.Skill != nil && r.Skill.Name != "" {
+			return agent.Skill{}, fmt.Errorf("skill %q: %w", r.Skill.Name, err)
+		}
+		return agent.Skill{}, err
 	}
 	var files []string
 	for _, en := range pkg.Entries() {

@@ -315,3 +315,28 @@ func TestServerRefusesScriptedModels(t *testing.T) {
 		t.Errorf("allowed scripted model with a missing file: %v", err)
 	}
 }
+
+// TestRunSkipsInvalidSkills: with one invalid skill among valid ones, the
+// run goes on with the valid ones and names the invalid one, its path and
+// why, on stderr.
+func TestRunSkipsInvalidSkills(t *testing.T) {
+	t.Parallel()
+	bwraptest.Require(t)
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "good"), map[string]string{"SKILL.md": skillText("good", "A good skill. Use when testing.")})
+	writeFiles(t, filepath.Join(dir, "too-long"), map[string]string{"SKILL.md": "---\nname: too-long\ndescription: " + strings.Repeat("x", 1100) + "\n---\nbody\n"})
+	script := filepath.Join(t.TempDir(), "s.json")
+	os.WriteFile(script, []byte(`[{"text":"hi"}]`), 0o644)
+	code, out, errOut := runCLI(t, "run", "--skills", dir, "--model", "scripted:"+script, "--context-window", "100000", "--cache-dir", t.TempDir(), "task")
+	if code != exitOK || !strings.Contains(out, "assistant: hi") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"skipped " + filepath.Join(dir, "too-long"), `skill "too-long"`, "Description exceeds 1024 character limit"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "skipped "+filepath.Join(dir, "good")) {
+		t.Errorf("the valid skill was skipped:\n%s", errOut)
+	}
+}
