@@ -21,6 +21,10 @@ type Workspace struct {
 	// keep (logs and large tool outputs), set by an instance admin; nil
 	// when the server's default applies (0: no quota of its own).
 	StorageQuota *int64 `json:"storage_quota,omitempty"`
+	// LenientLengths stores skills whose description or compatibility is
+	// over the specification's length limit, with a warning, instead of
+	// refusing them.
+	LenientLengths bool `json:"lenient_lengths,omitempty"`
 }
 
 // WorkspaceUsage is what a workspace holds and runs at one moment.

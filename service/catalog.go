@@ -98,7 +98,7 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 	if err != nil {
 		return nil, err
 	}
-	pkg, name, desc, _, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive)
+	pkg, name, desc, _, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive, false)
 	if err != nil {
 		return nil, err
 	}

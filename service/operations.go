@@ -68,7 +68,7 @@ func newOpNoResult[P any](name, tool, summary string, fn func(*Service, context.
 var (
 	OpWorkspacesCreate = newOp("workspaces.create", "", "Create a workspace (instance admins)", (*Service).CreateWorkspace)
 	OpWorkspacesList   = newOp("workspaces.list", "", "List workspaces", (*Service).ListWorkspaces)
-	OpWorkspacesUpdate = newOp("workspaces.update", "", "Change a workspace's settings: how long it keeps finished tasks, its own task caps and storage quota (instance admins)", (*Service).UpdateWorkspace)
+	OpWorkspacesUpdate = newOp("workspaces.update", "", "Change a workspace's settings: how long it keeps finished tasks, its own task caps, storage quota and leniency on long skill fields (instance admins)", (*Service).UpdateWorkspace)
 	OpWorkspacesUsage  = newOp("workspaces.usage", "", "What the workspace keeps and runs: its tasks by status, the bytes they keep against its storage quota, its skills (any role)", (*Service).WorkspaceUsage)
 	OpAdminFsck        = newOp("admin.fsck", "", "Check every stored blob and package; with repair, remove unreferenced blobs (instance admins)", (*Service).Fsck)
 	OpTokensCreate     = newOp("tokens.create", "", "Create an API token; its secret is shown once (admins)", (*Service).CreateToken)

@@ -1,10 +1,13 @@
 package service
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/skillmd"
 	"github.com/skilld/skilld/store"
 )
@@ -158,7 +161,10 @@ type UpdateSkillMetadataParams struct {
 
 // UpdateSkillMetadata renames a skill or changes its description (members
 // and up). The slug never changes; the name must still be a valid skill
-// name and unique in the workspace.
+// name and unique in the workspace. The change is a new version whose
+// SKILL.md says it, so that the skill's files never disagree with its
+// name: what MCP, the discovery archive and a pulled folder serve is what
+// the catalog shows.
 func (s *Service) UpdateSkillMetadata(ctx context.Context, a Actor, p UpdateSkillMetadataParams) (*SkillView, error) {
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
@@ -167,30 +173,57 @@ func (s *Service) UpdateSkillMetadata(ctx context.Context, a Actor, p UpdateSkil
 	if err != nil {
 		return nil, err
 	}
-	up := &store.SkillUpdateParams{WorkspaceID: a.WorkspaceID, ID: sk.ID, UpdatedBy: a.Name}
-	if p.Name != nil {
-		name := skillmd.NormalizeName(*p.Name)
-		if err := checkName(name); err != nil {
-			return nil, err
-		}
-		up.Name = &name
-	}
-	if p.Description != nil {
-		d := strings.TrimSpace(*p.Description)
-		if err := checkDescription(d); err != nil {
-			return nil, err
-		}
-		up.Description = &d
-	}
-	if up.Name == nil && up.Description == nil {
-		return nil, invalidField("name", "nothing to change: give a name or a description")
-	}
-	sk, err = s.db.SkillUpdate(ctx, up)
+	long, err := s.lenientLengths(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	s.event(ctx, a, a.WorkspaceID, "skill.updated", sk.ID)
-	return view(sk, nil), nil
+	name, desc := sk.Name, sk.Description
+	if p.Name != nil {
+		name = skillmd.NormalizeName(*p.Name)
+		if err := checkName(name); err != nil {
+			return nil, err
+		}
+	}
+	if p.Description != nil {
+		desc = strings.TrimSpace(*p.Description)
+		if err := checkDescription(desc, long); err != nil {
+			return nil, err
+		}
+	}
+	if p.Name == nil && p.Description == nil {
+		return nil, invalidField("name", "nothing to change: give a name or a description")
+	}
+	pkg, err := s.packages.Get(ctx, sk.Digest)
+	if err != nil {
+		return nil, err
+	}
+	pkg, err = withFrontmatter(pkg, map[string]string{skillmd.FieldName: name, skillmd.FieldDescription: desc})
+	if err != nil {
+		return nil, err
+	}
+	var what []string
+	if name != sk.Name {
+		what = append(what, "renamed to "+name)
+	}
+	if desc != sk.Description {
+		what = append(what, "new description")
+	}
+	return s.newVersion(ctx, a, sk, change{pkg: pkg, name: name, desc: desc, message: cmp.Or(strings.Join(what, ", "), "metadata unchanged")})
+}
+
+// withFrontmatter returns pkg with its SKILL.md's frontmatter fields set
+// (pkg itself when they already say so).
+func withFrontmatter(pkg *pack.Package, set map[string]string) (*pack.Package, error) {
+	file := skillmd.Filename(func(n string) bool { _, ok := pkg.File(n); return ok })
+	if file == "" {
+		return pkg, nil // no SKILL.md to disagree with
+	}
+	f, _ := pkg.File(file)
+	text, err := skillmd.SetFields(f.Data, set)
+	if err != nil {
+		return nil, fmt.Errorf("rewriting %s: %w", file, err)
+	}
+	return pkg.WithFile(pack.File{Path: file, Data: text, Exec: f.Exec})
 }
 
 type DeleteSkillParams struct {
@@ -250,11 +283,13 @@ func checkName(name string) error {
 	return nil
 }
 
-func checkDescription(d string) error {
+// checkDescription checks a description; long allows one over the
+// specification's length (a workspace's lenient_lengths).
+func checkDescription(d string, long bool) error {
 	if d == "" {
 		return invalidField("description", "description must not be empty")
 	}
-	if n := len([]rune(d)); n > skillmd.MaxDescriptionLength {
+	if n := len([]rune(d)); n > skillmd.MaxDescriptionLength && !long {
 		return invalidField("description", "Description exceeds %d character limit (%d chars)", skillmd.MaxDescriptionLength, n)
 	}
 	return checkText("description", d)

@@ -3,7 +3,6 @@ package service
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,13 +195,13 @@ func noSkillAtRoot(pkg *pack.Package, from origin) error {
 // returned with its SKILL.md rewritten to say so (a new digest): a stored
 // skill's SKILL.md always names it, so MCP, the discovery archive and a
 // pulled folder all agree with the catalog.
-func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin) (_ *pack.Package, name, desc string, warnings []skilld.Detail, err error) {
+func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin, long bool) (_ *pack.Package, name, desc string, warnings []skilld.Detail, err error) {
 	file := skillmd.Filename(func(n string) bool { _, ok := pkg.File(n); return ok })
 	if file == "" {
 		return nil, "", "", nil, noSkillAtRoot(pkg, from)
 	}
 	f, _ := pkg.File(file)
-	opts := skillmd.Options{Lenient: o.Lenient, Dir: dir}
+	opts := skillmd.Options{Lenient: o.Lenient, Dir: dir, LongFields: long}
 	if o.Name != "" {
 		opts.Dir = "" // an explicit name replaces the folder's
 	}
@@ -225,7 +224,7 @@ func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin) (_ *
 	}
 	if o.Description != "" {
 		desc = strings.TrimSpace(o.Description)
-		if err := checkDescription(desc); err != nil {
+		if err := checkDescription(desc, long); err != nil {
 			return nil, "", "", r.Warnings, err
 		}
 	}
@@ -237,12 +236,8 @@ func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin) (_ *
 		set[skillmd.FieldDescription] = desc
 	}
 	if len(set) > 0 {
-		text, err := skillmd.SetFields(f.Data, set)
-		if err == nil {
-			pkg, err = pkg.WithFile(pack.File{Path: file, Data: text, Exec: f.Exec})
-		}
-		if err != nil {
-			return nil, "", "", r.Warnings, fmt.Errorf("rewriting %s with the new name and description: %w", file, err)
+		if pkg, err = withFrontmatter(pkg, set); err != nil {
+			return nil, "", "", r.Warnings, err
 		}
 	}
 	return pkg, name, desc, r.Warnings, nil
@@ -264,7 +259,11 @@ func dropOverridden(errs []skilld.Detail, o SkillOptions) []skilld.Detail {
 // createFromPackage validates and stores a new skill with its first
 // version, all or nothing.
 func (s *Service) createFromPackage(ctx context.Context, a Actor, pkg *pack.Package, dir string, o SkillOptions, src source) (*SkillView, error) {
-	pkg, name, desc, warnings, err := checkSkill(pkg, dir, o, originOf(src.typ))
+	long, err := s.lenientLengths(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	pkg, name, desc, warnings, err := checkSkill(pkg, dir, o, originOf(src.typ), long)
 	if err != nil {
 		return nil, err
 	}
@@ -296,4 +295,14 @@ func (s *Service) createFromPackage(ctx context.Context, a Actor, pkg *pack.Pack
 		return nil, err
 	}
 	return view(sk, warnings), nil
+}
+
+// lenientLengths reports whether the actor's workspace stores skills with
+// over-long fields (with a warning) rather than refusing them.
+func (s *Service) lenientLengths(ctx context.Context, a Actor) (bool, error) {
+	w, err := s.findWorkspace(ctx, a.WorkspaceID)
+	if err != nil {
+		return false, err
+	}
+	return w.LenientLengths, nil
 }

@@ -185,7 +185,11 @@ func (s *Service) ReplaceSkillFiles(ctx context.Context, a Actor, p ReplaceSkill
 	if err != nil {
 		return nil, err
 	}
-	pkg, name, desc, warnings, err := checkSkill(pkg, "", p.SkillOptions, fromFiles)
+	long, err := s.lenientLengths(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	pkg, name, desc, warnings, err := checkSkill(pkg, "", p.SkillOptions, fromFiles, long)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +235,11 @@ func (s *Service) ReplaceSkillFilesFromArchive(ctx context.Context, a Actor, p R
 	if err != nil {
 		return nil, err
 	}
-	pkg, name, desc, warnings, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive)
+	long, err := s.lenientLengths(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	pkg, name, desc, warnings, err := checkSkill(pkg, pkg.TopDir(), p.SkillOptions, fromArchive, long)
 	if err != nil {
 		return nil, err
 	}
@@ -414,8 +422,9 @@ func (s *Service) RestoreSkillVersion(ctx context.Context, a Actor, p RestoreSki
 		return nil, err
 	}
 	// The restored SKILL.md is checked leniently: it was valid when it was
-	// stored, and a stricter validator since must not make it unrestorable.
-	pkg, name, desc, warnings, err := checkSkill(pkg, "", SkillOptions{Lenient: true}, fromFiles)
+	// stored, and a stricter validator or setting since must not make it
+	// unrestorable.
+	pkg, name, desc, warnings, err := checkSkill(pkg, "", SkillOptions{Lenient: true}, fromFiles, true)
 	if err != nil {
 		return nil, err
 	}

@@ -186,8 +186,19 @@ func testVersions(t *testing.T, open storetest.Opener) {
 		t.Errorf("restored %+v", r.Skill)
 	}
 	m := must[*service.SkillView](t)(e.svc.UpdateSkillMetadata(ctx, e.member, service.UpdateSkillMetadataParams{SkillRef: ref, Description: ptr("Edited")}))
-	if m.Description != "Edited" || m.Version != 4 {
+	// A metadata edit is a version whose SKILL.md says it.
+	if m.Description != "Edited" || m.Version != 5 {
 		t.Errorf("metadata edit %+v", m.Skill)
+	}
+	if c := must[*service.SkillContent](t)(e.svc.GetSkillContent(ctx, e.viewer, service.GetSkillContentParams{SkillRef: ref})); !strings.Contains(c.Content, "description: Edited\n") || !strings.Contains(c.Content, "name: notes\n") {
+		t.Errorf("the SKILL.md after a metadata edit:\n%s", c.Content)
+	}
+	mv := must[*service.SkillView](t)(e.svc.UpdateSkillMetadata(ctx, e.member, service.UpdateSkillMetadataParams{SkillRef: ref, Name: ptr("memo")}))
+	if c := must[*service.SkillContent](t)(e.svc.GetSkillContent(ctx, e.viewer, service.GetSkillContentParams{SkillRef: ref})); mv.Name != "memo" || mv.Version != 6 || !strings.Contains(c.Content, "name: memo\n") {
+		t.Errorf("a rename: %+v\n%s", mv.Skill, c.Content)
+	}
+	if same := must[*service.SkillView](t)(e.svc.UpdateSkillMetadata(ctx, e.member, service.UpdateSkillMetadataParams{SkillRef: ref, Name: ptr("memo")})); same.Version != 6 {
+		t.Errorf("a rename to the same name made version %d", same.Version)
 	}
 	_, err = e.svc.UpdateSkillMetadata(ctx, e.member, service.UpdateSkillMetadataParams{SkillRef: ref, Name: ptr("Bad--Name")})
 	wantCode(t, err, skilld.EINVALID)
@@ -253,4 +264,34 @@ func testDeleteReleases(t *testing.T, open storetest.Opener) {
 	}
 	_, _, err := e.db.PackageGet(ctx, &store.PackageGetParams{Digest: a.Digest})
 	wantCode(t, err, skilld.ENOTFOUND)
+}
+
+// TestLenientLengths: a workspace refuses a skill whose description is over
+// the specification's 1,024 characters until an instance admin turns
+// lenient_lengths on; then it is stored with a warning, and edits and
+// renames keep it.
+func TestLenientLengths(t *testing.T) {
+	e := newEnv(t, storetest.Drivers(t)[0].Open, service.Config{}, nil)
+	ctx := t.Context()
+	long := strings.Repeat("Use when working with the Claude API. ", 28) // 1,064 characters
+	files := map[string]string{"SKILL.md": "---\nname: claude-api\ndescription: " + strings.TrimSpace(long) + "\n---\nbody\n"}
+	_, err := e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: files})
+	wantCode(t, err, skilld.EINVALID)
+	if _, err := e.svc.UpdateWorkspace(ctx, e.member, service.UpdateWorkspaceParams{LenientLengths: ptr(true)}); skilld.ErrorCode(err) != skilld.EFORBIDDEN {
+		t.Errorf("a member turned leniency on: %v", err)
+	}
+	root := must[service.Actor](t)(e.svc.In(ctx, e.root, "team"))
+	if w := must[*skilld.Workspace](t)(e.svc.UpdateWorkspace(ctx, root, service.UpdateWorkspaceParams{LenientLengths: ptr(true)})); !w.LenientLengths {
+		t.Fatalf("workspace %+v", w)
+	}
+	sk := must[*service.SkillView](t)(e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: files}))
+	if len(sk.Description) < 1025 || len(sk.Warnings) != 1 || !strings.Contains(sk.Warnings[0].Message, "Description exceeds 1024 character limit") {
+		t.Errorf("stored %d characters with warnings %+v", len(sk.Description), sk.Warnings)
+	}
+	if m := must[*service.SkillView](t)(e.svc.UpdateSkillMetadata(ctx, e.member, service.UpdateSkillMetadataParams{SkillRef: service.SkillRef{ID: sk.ID}, Description: ptr(long + "More.")})); m.Version != 2 {
+		t.Errorf("a longer description: %+v", m.Skill)
+	}
+	must[*skilld.Workspace](t)(e.svc.UpdateWorkspace(ctx, root, service.UpdateWorkspaceParams{LenientLengths: ptr(false)}))
+	_, err = e.svc.UpdateSkillMetadata(ctx, e.member, service.UpdateSkillMetadataParams{SkillRef: service.SkillRef{ID: sk.ID}, Description: ptr(long)})
+	wantCode(t, err, skilld.EINVALID)
 }

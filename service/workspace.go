@@ -70,6 +70,7 @@ type UpdateWorkspaceParams struct {
 	TaskRetention   *string `json:"task_retention,omitempty" jsonschema:"how long the workspace keeps finished tasks, such as 720h; 0 keeps them forever, an empty string returns to the server's --task-retention"`
 	MaxRunningTasks *int    `json:"max_running_tasks,omitempty" jsonschema:"the most tasks of the workspace that run at once, its others waiting (0: no cap of its own; -1: the server's --workspace-max-running again)"`
 	MaxQueuedTasks  *int    `json:"max_queued_tasks,omitempty" jsonschema:"the most tasks of the workspace that wait to start; more are refused with 429 (0: no cap of its own; -1: the server's --workspace-max-queued again)"`
+	LenientLengths  *bool   `json:"lenient_lengths,omitempty" jsonschema:"store skills whose description or compatibility is over the specification's length limit, with a warning, instead of refusing them"`
 	StorageQuota    *int64  `json:"storage_quota,omitempty" jsonschema:"the most bytes the workspace's tasks may keep (logs and large tool outputs); at it, starts are refused with 507 (0: no quota of its own; -1: the server's --workspace-storage-quota again)"`
 }
 
@@ -98,7 +99,7 @@ func (s *Service) UpdateWorkspace(ctx context.Context, a Actor, p UpdateWorkspac
 		return nil, invalidField("storage_quota", "storage_quota must be a number of bytes (0: no quota), or -1 for the server's default, not %d", *p.StorageQuota)
 	}
 	w, err := s.db.WorkspaceUpdate(ctx, &store.WorkspaceUpdateParams{ID: a.WorkspaceID, TaskRetention: p.TaskRetention,
-		MaxRunningTasks: p.MaxRunningTasks, MaxQueuedTasks: p.MaxQueuedTasks, StorageQuota: p.StorageQuota})
+		MaxRunningTasks: p.MaxRunningTasks, MaxQueuedTasks: p.MaxQueuedTasks, StorageQuota: p.StorageQuota, LenientLengths: p.LenientLengths})
 	if err != nil {
 		return nil, err
 	}

@@ -93,6 +93,17 @@ func TestEdgeCases(t *testing.T) {
 					t.Errorf("extra = %#v", s.Extra)
 				}
 			}},
+		{name: "long description, strict", content: "---\nname: my-skill\ndescription: " + strings.Repeat("d", 1068) + "\n---\n", want: []string{"Description exceeds 1024 character limit (1068 chars)"}},
+		{name: "long fields allowed", content: "---\nname: my-skill\ndescription: " + strings.Repeat("d", 1068) + "\ncompatibility: " + strings.Repeat("c", 501) + "\n---\n",
+			opts:     skillmd.Options{LongFields: true},
+			warnings: []string{"Description exceeds 1024 character limit (1068 chars); kept", "Compatibility exceeds 500 character limit (501 chars); kept"},
+			check: func(t *testing.T, s *skillmd.Skill) {
+				if len(s.Description) != 1068 {
+					t.Errorf("description of %d characters", len(s.Description))
+				}
+			}},
+		{name: "long name, long fields allowed", content: "---\nname: " + strings.Repeat("n", 65) + "\ndescription: d\n---\n", opts: skillmd.Options{LongFields: true, Dir: strings.Repeat("n", 65)},
+			want: []string{"exceeds 64 character limit"}},
 		{name: "unknown keys, strict", content: "---\n" + ok + "version: 1.0\n---\n", want: []string{"Unexpected fields in frontmatter: version"}},
 		{name: "block scalar description", content: "---\nname: my-skill\ndescription: |\n  Line one.\n  Line two.\n---\n",
 			check: func(t *testing.T, s *skillmd.Skill) {

@@ -83,6 +83,10 @@ type Options struct {
 	// Dir is the name of the directory that holds SKILL.md. When set, the
 	// skill name must equal it after NFKC normalization.
 	Dir string
+	// LongFields turns a description or compatibility over its length
+	// limit from an error into a warning. The name's limit always holds:
+	// the name is an identifier.
+	LongFields bool
 }
 
 // Report is the outcome of checking one SKILL.md. Skill is nil when the file

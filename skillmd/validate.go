@@ -43,7 +43,7 @@ func validate(fields []field, opts Options, r *Report) *Skill {
 	if f, ok := byKey[FieldDescription]; !ok {
 		r.fail(FieldDescription, "Missing required field in frontmatter: description")
 	} else {
-		s.Description = validateDescription(f.value, r)
+		s.Description = validateDescription(f.value, opts.LongFields, r)
 	}
 	if f, ok := byKey[FieldLicense]; ok && f.value != nil {
 		if v, ok := stringValue(f.value); ok {
@@ -53,7 +53,7 @@ func validate(fields []field, opts Options, r *Report) *Skill {
 		}
 	}
 	if f, ok := byKey[FieldCompatibility]; ok {
-		s.Compatibility = validateCompatibility(f.value, r)
+		s.Compatibility = validateCompatibility(f.value, opts.LongFields, r)
 	}
 	if f, ok := byKey[FieldAllowedTools]; ok {
 		s.AllowedTools = validateAllowedTools(f.value, r)
@@ -121,7 +121,7 @@ func NameProblems(name string) []string {
 	return problems
 }
 
-func validateDescription(n ast.Node, r *Report) string {
+func validateDescription(n ast.Node, long bool, r *Report) string {
 	raw, ok := stringValue(n)
 	if !ok && n != nil {
 		r.fail(FieldDescription, "Field 'description' must be a non-empty string, not a %s", kind(n))
@@ -133,12 +133,12 @@ func validateDescription(n ast.Node, r *Report) string {
 		return ""
 	}
 	if c := utf8.RuneCountInString(d); c > MaxDescriptionLength {
-		r.fail(FieldDescription, "Description exceeds %d character limit (%d chars)", MaxDescriptionLength, c)
+		lengthProblem(r, long, FieldDescription, "Description exceeds %d character limit (%d chars)", MaxDescriptionLength, c)
 	}
 	return d
 }
 
-func validateCompatibility(n ast.Node, r *Report) string {
+func validateCompatibility(n ast.Node, long bool, r *Report) string {
 	if n == nil {
 		return ""
 	}
@@ -149,7 +149,7 @@ func validateCompatibility(n ast.Node, r *Report) string {
 	}
 	v = strings.TrimSpace(v)
 	if c := utf8.RuneCountInString(v); c > MaxCompatibilityLength {
-		r.fail(FieldCompatibility, "Compatibility exceeds %d character limit (%d chars)", MaxCompatibilityLength, c)
+		lengthProblem(r, long, FieldCompatibility, "Compatibility exceeds %d character limit (%d chars)", MaxCompatibilityLength, c)
 	}
 	return v
 }
@@ -210,4 +210,15 @@ func validateMetadata(n ast.Node, lenient bool, r *Report) map[string]string {
 		}
 	}
 	return out
+}
+
+// lengthProblem reports a field over its length limit: an error, or with
+// long fields allowed a warning (the clients people use load such skills;
+// a catalog shortens them to its budget anyway).
+func lengthProblem(r *Report, long bool, field, format string, args ...any) {
+	if long {
+		r.warn(field, format+"; kept, as long fields are allowed here", args...)
+		return
+	}
+	r.fail(field, format, args...)
 }

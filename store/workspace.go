@@ -49,6 +49,9 @@ type WorkspaceUpdateParams struct {
 	// StorageQuota, when not nil, replaces the workspace's own storage
 	// quota in bytes (negative: none of its own).
 	StorageQuota *int64
+	// LenientLengths, when not nil, turns the workspace's leniency on
+	// long skill fields on or off.
+	LenientLengths *bool
 }
 
 type WorkspaceDeleteParams struct{ ID string }

@@ -293,7 +293,9 @@ func localSkill(ctx context.Context, dir string, pkgs *agent.MemoryPackages) (ag
 	if err != nil {
 		return agent.Skill{}, err
 	}
-	r := checkPackage(pkg, skillmd.Options{Dir: filepath.Base(abs), Lenient: true})
+	// As lenient as the clients people run skills in: unknown keys and
+	// over-long descriptions are warnings.
+	r := checkPackage(pkg, skillmd.Options{Dir: filepath.Base(abs), Lenient: true, LongFields: true})
 	if err := r.Err(); err != nil {
 		if r.Skill != nil && r.Skill.Name != "" {
 			return agent.Skill{}, fmt.Errorf("skill %q: %w", r.Skill.Name, err)

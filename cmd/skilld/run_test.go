@@ -324,19 +324,20 @@ func TestRunSkipsInvalidSkills(t *testing.T) {
 	bwraptest.Require(t)
 	dir := t.TempDir()
 	writeFiles(t, filepath.Join(dir, "good"), map[string]string{"SKILL.md": skillText("good", "A good skill. Use when testing.")})
-	writeFiles(t, filepath.Join(dir, "too-long"), map[string]string{"SKILL.md": "---\nname: too-long\ndescription: " + strings.Repeat("x", 1100) + "\n---\nbody\n"})
+	writeFiles(t, filepath.Join(dir, "long"), map[string]string{"SKILL.md": "---\nname: long\ndescription: " + strings.Repeat("x", 1100) + "\n---\nbody\n"})
+	writeFiles(t, filepath.Join(dir, "no-words"), map[string]string{"SKILL.md": "---\nname: no-words\n---\nbody\n"})
 	script := filepath.Join(t.TempDir(), "s.json")
 	os.WriteFile(script, []byte(`[{"text":"hi"}]`), 0o644)
 	code, out, errOut := runCLI(t, "run", "--skills", dir, "--model", "scripted:"+script, "--context-window", "100000", "--cache-dir", t.TempDir(), "task")
 	if code != exitOK || !strings.Contains(out, "assistant: hi") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"skipped " + filepath.Join(dir, "too-long"), `skill "too-long"`, "Description exceeds 1024 character limit"} {
+	for _, want := range []string{"skipped " + filepath.Join(dir, "no-words"), `skill "no-words"`, "Missing required field in frontmatter: description"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr does not say %q:\n%s", want, errOut)
 		}
 	}
-	if strings.Contains(errOut, "skipped "+filepath.Join(dir, "good")) {
+	if strings.Contains(errOut, "skipped "+filepath.Join(dir, "good")) || strings.Contains(errOut, "skipped "+filepath.Join(dir, "long")) {
 		t.Errorf("the valid skill was skipped:\n%s", errOut)
 	}
 }

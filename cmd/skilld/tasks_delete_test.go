@@ -97,6 +97,12 @@ func TestWorkspacesUpdateCommand(t *testing.T) {
 	if code, _, errOut := s.cli(t, s.admin, "", "workspaces", "update", "team", "--storage-quota", "lots"); code != exitUsage || !strings.Contains(errOut, "--storage-quota") {
 		t.Errorf("a quota of lots: exit %d %s", code, errOut)
 	}
+	if got := s.okJSON(t, s.admin, "", "workspaces", "update", "team", "--lenient-lengths"); got["lenient_lengths"] != true {
+		t.Errorf("lenient lengths on: %v", got)
+	}
+	if got := s.okJSON(t, s.admin, "", "workspaces", "update", "team", "--lenient-lengths=false"); got["lenient_lengths"] != nil {
+		t.Errorf("lenient lengths off: %v", got)
+	}
 	out := s.ok(t, s.admin, "", "workspaces", "usage", "team")
 	for _, want := range []string{"WORKSPACE", "team", "TASKS", "0 (none)", "STORED", "0 bytes", "QUOTA"} {
 		if !strings.Contains(out, want) {

@@ -60,14 +60,17 @@ func runWorkspacesCreate(ctx context.Context, e *env, args []string) int {
 }
 
 func runWorkspacesUpdate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "workspaces update", "NAME [--task-retention DURATION] [--max-running-tasks N] [--max-queued-tasks N] [--storage-quota SIZE]\n\n"+
+	c := newAPICmd(e, "workspaces update", "NAME [--task-retention DURATION] [--max-running-tasks N] [--max-queued-tasks N] [--storage-quota SIZE] [--lenient-lengths=true|false]\n\n"+
 		"Changes the settings of the workspace NAME (instance admins); a setting not given stays.\n"+
 		"--task-retention is how long it keeps finished tasks before they are deleted with their\n"+
 		"logs and outputs: a duration such as 720h, 0 to keep them forever, or \"\" for the server's\n"+
 		"--task-retention. The task caps replace the server's --workspace-max-running and\n"+
 		"--workspace-max-queued for it (0: no cap; -1: the server's again). --storage-quota bounds\n"+
-		"the bytes its tasks keep (10GiB; 0: no quota; server: the server's --workspace-storage-quota).")
+		"the bytes its tasks keep (10GiB; 0: no quota; server: the server's --workspace-storage-quota).\n"+
+		"--lenient-lengths stores skills whose description or compatibility is over the\n"+
+		"specification's length limit, with a warning, instead of refusing them.")
 	var running, queued int
+	lenient := c.fs.Bool("lenient-lengths", false, "store skills with over-long descriptions with a warning instead of refusing them")
 	quota := c.fs.String("storage-quota", "", "the most bytes its tasks may keep, such as 10GiB (0: no quota; server: the server's --workspace-storage-quota)")
 	retention := c.fs.String("task-retention", "", "how long the workspace keeps finished tasks (720h; 0: forever; \"\": the server's)")
 	c.fs.IntVar(&running, "max-running-tasks", 0, "the most of its tasks that run at once (0: no cap; -1: the server's --workspace-max-running)")
@@ -96,8 +99,11 @@ func runWorkspacesUpdate(ctx context.Context, e *env, args []string) int {
 		}
 		p.StorageQuota = &n
 	}
-	if p.TaskRetention == nil && p.MaxRunningTasks == nil && p.MaxQueuedTasks == nil && p.StorageQuota == nil {
-		return usageErrorf(c.fs, "nothing to change: give --task-retention, --max-running-tasks, --max-queued-tasks or --storage-quota")
+	if set("lenient-lengths") {
+		p.LenientLengths = lenient
+	}
+	if p.TaskRetention == nil && p.MaxRunningTasks == nil && p.MaxQueuedTasks == nil && p.StorageQuota == nil && p.LenientLengths == nil {
+		return usageErrorf(c.fs, "nothing to change: give --task-retention, --max-running-tasks, --max-queued-tasks, --storage-quota or --lenient-lengths")
 	}
 	c.workspace = c.args[0]
 	ws, ok := call(ctx, c, service.OpWorkspacesUpdate, p)

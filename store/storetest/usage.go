@@ -86,4 +86,18 @@ func testStorageUsage(t *testing.T, open Opener) {
 	if up = must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID, StorageQuota: &unset})); up.StorageQuota != nil {
 		t.Errorf("cleared quota: %+v", up)
 	}
+	// Leniency on long fields: off by default, on, and off again.
+	yes, no := true, false
+	if up.LenientLengths {
+		t.Errorf("a new workspace is lenient: %+v", up)
+	}
+	if up = must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID, LenientLengths: &yes})); !up.LenientLengths {
+		t.Errorf("lenient lengths not set: %+v", up)
+	}
+	if got := must[*skilld.Workspace](t)(s.WorkspaceGet(ctx(t), &store.WorkspaceGetParams{ID: a.ID})); !got.LenientLengths || got.StorageQuota != nil {
+		t.Errorf("read back %+v", got)
+	}
+	if up = must[*skilld.Workspace](t)(s.WorkspaceUpdate(ctx(t), &store.WorkspaceUpdateParams{ID: a.ID, LenientLengths: &no})); up.LenientLengths {
+		t.Errorf("lenient lengths not cleared: %+v", up)
+	}
 }

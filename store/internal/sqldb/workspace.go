@@ -9,11 +9,11 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-const workspaceColumns = `id, name, task_retention, created_at, max_running_tasks, max_queued_tasks, storage_quota`
+const workspaceColumns = `id, name, task_retention, created_at, max_running_tasks, max_queued_tasks, storage_quota, lenient_lengths`
 
 func scanWorkspace(r Row) (*skilld.Workspace, error) {
 	var w skilld.Workspace
-	if err := r.Scan(&w.ID, &w.Name, &w.TaskRetention, &w.CreatedAt, &w.MaxRunningTasks, &w.MaxQueuedTasks, &w.StorageQuota); err != nil {
+	if err := r.Scan(&w.ID, &w.Name, &w.TaskRetention, &w.CreatedAt, &w.MaxRunningTasks, &w.MaxQueuedTasks, &w.StorageQuota, &w.LenientLengths); err != nil {
 		return nil, err
 	}
 	w.CreatedAt = utc(w.CreatedAt)
@@ -66,6 +66,9 @@ func (q *Queries) WorkspaceUpdate(ctx context.Context, p *store.WorkspaceUpdateP
 			quota = *p.StorageQuota
 		}
 		set, args = append(set, "storage_quota = ?"), append(args, quota)
+	}
+	if p.LenientLengths != nil {
+		set, args = append(set, "lenient_lengths = ?"), append(args, *p.LenientLengths)
 	}
 	if len(set) == 0 {
 		return q.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: p.ID})
