@@ -70,8 +70,14 @@ func (r *run) activateTool() *tool.Tool {
 	}
 }
 
-// activate runs tier 2 and tier 3 for one skill.
+// activate runs tier 2 and tier 3 for one skill, as the model asked.
 func (r *run) activate(ctx context.Context, name string) (string, error) {
+	return r.activateWith(ctx, name, nil)
+}
+
+// activateWith activates a skill for the model (inv nil) or for the user
+// who invoked it with /name (inv holds the arguments).
+func (r *run) activateWith(ctx context.Context, name string, inv *invocation) (string, error) {
 	if a := r.active[name]; a != nil {
 		return r.res.again(ctx, a), nil
 	}
@@ -81,6 +87,10 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 		return "", skilld.Errorf(skilld.ENOTFOUND, "skill '%s' is not attached to this agent", name)
 	case s.Withheld != "":
 		return "", skilld.Errorf(skilld.EFORBIDDEN, "skill '%s' is withheld by %s", name, s.Withheld)
+	case s.NoModelInvocation && inv == nil:
+		// Not in the catalog nor the enum: as unknown to the model as a
+		// skill that is not attached.
+		return "", skilld.Errorf(skilld.ENOTFOUND, "skill '%s' is not attached to this agent", name)
 	}
 	entryLimit := int(r.cfg.EntryShare * float64(r.cfg.Window))
 	var (
@@ -92,7 +102,7 @@ func (r *run) activate(ctx context.Context, name string) (string, error) {
 	if gs := r.goSkills[name]; gs != nil {
 		a, err = r.renderGo(gs, entryLimit)
 	} else {
-		a, pkg, summarized, err = r.renderPackage(ctx, s, entryLimit)
+		a, pkg, summarized, err = r.renderPackage(ctx, s, entryLimit, inv)
 	}
 	if err != nil {
 		var te *skilld.Error
@@ -151,13 +161,13 @@ func (a *activation) allowedEntries(pkg *pack.Package) []string {
 // SKILL.md with the file list, or, above the entry cap, a summary that
 // fits the cap (its size, its opening and where the whole file is), or a
 // refusal when not even the smallest summary fits.
-func (r *run) renderPackage(ctx context.Context, s Skill, limit int) (*activation, *pack.Package, bool, error) {
+func (r *run) renderPackage(ctx context.Context, s Skill, limit int, inv *invocation) (*activation, *pack.Package, bool, error) {
 	pkg, err := fetchPackage(ctx, r.cfg.Packages, s.Digest, r.cfg.StorageRetry)
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("skill '%s' is unavailable: %s", s.Name, skilld.ErrorMessage(err))
 	}
-	md := skillText(pkg)
 	dir := pack.SandboxDir(s.Name, s.ID)
+	md := substitute(skillText(pkg), inv, dir)
 	files := make([]string, 0, pkg.Len())
 	for _, e := range pkg.Entries() {
 		files = append(files, e.Path)

@@ -97,6 +97,14 @@ type Skill struct {
 	// Withheld, when set, is the install policy rule that refuses the
 	// skill now: it is not in the catalog and cannot be activated.
 	Withheld string
+	// NoModelInvocation keeps the skill out of the catalog and of
+	// activate_skill's choices (its SKILL.md says
+	// disable-model-invocation, or Codex's agents/openai.yaml disallows
+	// implicit invocation): only a user's "/name" input activates it.
+	NoModelInvocation bool
+	// NoUserInvocation refuses "/name" for the skill (user-invocable:
+	// false): only the model activates it.
+	NoUserInvocation bool
 }
 
 // Config is everything a run needs. Model, Window and (when skills are

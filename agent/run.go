@@ -342,6 +342,9 @@ func (r *run) main(ctx context.Context) {
 			r.emit(ctx, SkillWithheld{Skill: s.Name, Rule: s.Withheld})
 			continue
 		}
+		if s.NoModelInvocation {
+			continue // invoked by the user only: not in the catalog
+		}
 		r.disclosed = append(r.disclosed, s)
 	}
 	for _, gs := range r.cfg.GoSkills {
@@ -365,7 +368,7 @@ func (r *run) main(ctx context.Context) {
 	for _, m := range r.task.History {
 		r.addMessage(ctx, m, "")
 	}
-	r.addMessage(ctx, model.Message{Role: model.RoleUser, Content: r.task.Input}, "")
+	r.addMessage(ctx, model.Message{Role: model.RoleUser, Content: r.userInvocation(ctx, r.task.Input)}, "")
 
 	for iter := 1; iter <= r.cfg.MaxIterations && !r.stopped; iter++ {
 		if ctx.Err() != nil {

@@ -410,7 +410,8 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	}
 	skills := make([]agent.Skill, len(snap.Skills))
 	for i, s := range snap.Skills {
-		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld}
+		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld,
+			NoModelInvocation: s.NoModelInvocation, NoUserInvocation: s.NoUserInvocation}
 	}
 	tools, err := l.toolsets(ctx, t, snap)
 	if err != nil {

@@ -31,6 +31,8 @@ type Service struct {
 	// stored remembers the bytes each workspace's tasks keep, for the
 	// quota check of a start (checkStorage).
 	stored ttlCache[int64]
+	// invocations remembers who may activate each package's skill.
+	invocations invocationCache
 }
 
 // Config holds the service's settings; the zero value is safe.

@@ -55,6 +55,11 @@ type SnapshotSkill struct {
 	Files       []string `json:"files"`
 	// Withheld names the install rule that refuses the skill now.
 	Withheld string `json:"withheld,omitempty"`
+	// NoModelInvocation and NoUserInvocation say who may not activate
+	// the skill: the model (it is kept out of the catalog) or the user
+	// with "/name" (skillmd.Invocation).
+	NoModelInvocation bool `json:"no_model_invocation,omitempty"`
+	NoUserInvocation  bool `json:"no_user_invocation,omitempty"`
 }
 
 type StartTaskParams struct {
@@ -164,6 +169,9 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		ss := SnapshotSkill{ID: sk.ID, Name: sk.Name, Description: sk.Description, Version: version, Digest: digest, Files: make([]string, len(files))}
 		for i, f := range files {
 			ss.Files[i] = f.Path
+		}
+		if ss.NoModelInvocation, ss.NoUserInvocation, err = s.invocationOf(ctx, digest, files); err != nil {
+			return nil, err
 		}
 		if w := Decide(pol.InstallRules, sk.Registry, sk.Trust); w != nil {
 			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)

@@ -44,6 +44,30 @@ const (
 	FieldFrontmatter = "frontmatter"
 )
 
+// Client fields skilld honours.
+const (
+	// FieldDisableModelInvocation: true keeps the skill out of the model's
+	// catalog; only a user's "/name" activates it (Claude Code).
+	FieldDisableModelInvocation = "disable-model-invocation"
+	// FieldUserInvocable: false refuses "/name" (Claude Code).
+	FieldUserInvocable = "user-invocable"
+)
+
+// clientFields are frontmatter keys the clients people use define, beyond
+// the specification, by key with the client that defines them. They are
+// kept and reported as warnings, never refused, strict mode or not.
+var clientFields = map[string]string{
+	FieldDisableModelInvocation: "Claude Code",
+	FieldUserInvocable:          "Claude Code",
+	"argument-hint":             "Claude Code",
+	"model":                     "Claude Code",
+	"effort":                    "Claude Code",
+	"context":                   "Claude Code",
+	"agent":                     "Claude Code",
+	"hooks":                     "Claude Code",
+	"when_to_use":               "Claude Code",
+}
+
 // allowedFieldList names the allowed keys, sorted, for messages.
 const allowedFieldList = "allowed-tools, compatibility, description, license, metadata, name"
 
@@ -67,8 +91,14 @@ type Skill struct {
 	// AllowedTools holds the space-separated entries of allowed-tools (a YAML
 	// list of strings is accepted too, as the reference validator does).
 	AllowedTools []string `json:"allowed_tools,omitempty"`
-	// Extra holds unknown frontmatter keys, kept in lenient mode only.
+	// Extra holds unknown frontmatter keys, kept in lenient mode only,
+	// and the clients' fields (clientFields), always kept.
 	Extra map[string]any `json:"extra,omitempty"`
+	// DisableModelInvocation and NoUserInvocation are read from the
+	// clients' disable-model-invocation and user-invocable (false): who
+	// may not activate the skill (the model; the user with "/name").
+	DisableModelInvocation bool `json:"disable_model_invocation,omitempty"`
+	NoUserInvocation       bool `json:"no_user_invocation,omitempty"`
 	// Body is the Markdown after the frontmatter, trimmed of surrounding
 	// white space.
 	Body string `json:"-"`

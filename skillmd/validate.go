@@ -15,18 +15,39 @@ import (
 func validate(fields []field, opts Options, r *Report) *Skill {
 	s := &Skill{}
 	byKey := make(map[string]field, len(fields))
-	var unknown []string
+	var unknown, client []string
 	for _, f := range fields {
 		byKey[f.key] = f
-		if !isAllowedField(f.key) {
+		switch {
+		case isAllowedField(f.key):
+		case clientFields[f.key] != "":
+			client = append(client, f.key)
+		default:
 			unknown = append(unknown, f.key)
 		}
+	}
+	if len(client) > 0 {
+		// Fields the clients people use define: never fatal, kept, and
+		// the ones skilld honours read.
+		if s.Extra == nil {
+			s.Extra = make(map[string]any, len(client))
+		}
+		var named []string
+		for _, k := range client {
+			s.Extra[k] = toValue(byKey[k].value)
+			named = append(named, k+" ("+clientFields[k]+")")
+		}
+		r.warn(FieldFrontmatter, "Client fields in frontmatter, kept: %s", strings.Join(named, ", "))
+		s.DisableModelInvocation = boolField(byKey, FieldDisableModelInvocation, false, r)
+		s.NoUserInvocation = !boolField(byKey, FieldUserInvocable, true, r)
 	}
 	if len(unknown) > 0 {
 		msg := fmt.Sprintf("Unexpected fields in frontmatter: %s. Only %s are allowed", strings.Join(unknown, ", "), allowedFieldList)
 		if opts.Lenient {
 			r.warn(FieldFrontmatter, "%s; kept as extra fields (lenient mode)", msg)
-			s.Extra = make(map[string]any, len(unknown))
+			if s.Extra == nil {
+				s.Extra = make(map[string]any, len(unknown))
+			}
 			for _, k := range unknown {
 				s.Extra[k] = toValue(byKey[k].value)
 			}
@@ -221,4 +242,18 @@ func lengthProblem(r *Report, long bool, field, format string, args ...any) {
 		return
 	}
 	r.fail(field, format, args...)
+}
+
+// boolField reads a client's boolean field; a value that is not a boolean
+// is a warning and the default holds.
+func boolField(byKey map[string]field, key string, def bool, r *Report) bool {
+	f, ok := byKey[key]
+	if !ok || f.value == nil {
+		return def
+	}
+	if b, ok := f.value.(*ast.BoolNode); ok {
+		return b.Value
+	}
+	r.warn(key, "Field '%s' must be true or false, not a %s; taken as %t", key, kind(f.value), def)
+	return def
 }

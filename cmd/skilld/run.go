@@ -306,7 +306,13 @@ func localSkill(ctx context.Context, dir string, pkgs *agent.MemoryPackages) (ag
 	for _, en := range pkg.Entries() {
 		files = append(files, en.Path)
 	}
-	return agent.Skill{ID: "path:" + abs, Name: r.Skill.Name, Description: r.Skill.Description, Digest: pkgs.Add(pkg), Files: files}, nil
+	var codex []byte
+	if f, ok := pkg.File(skillmd.CodexMetadataFile); ok {
+		codex = f.Data
+	}
+	noModel, _ := skillmd.Invocation(nil, codex)
+	return agent.Skill{ID: "path:" + abs, Name: r.Skill.Name, Description: r.Skill.Description, Digest: pkgs.Add(pkg), Files: files,
+		NoModelInvocation: r.Skill.DisableModelInvocation || noModel, NoUserInvocation: r.Skill.NoUserInvocation}, nil
 }
 
 // runStoredAgent records and runs a task of a stored agent.
