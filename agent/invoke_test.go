@@ -35,7 +35,9 @@ func TestUserInvocation(t *testing.T) {
 			first = req
 			return calls(agent.ActivateSkill, map[string]string{"skill_name": "deploy"})
 		},
-		func(t *testing.T, req *model.Request) *model.Response { return &model.Response{Message: model.Message{Content: "done"}} })
+		func(t *testing.T, req *model.Request) *model.Response {
+			return &model.Response{Message: model.Message{Content: "done"}}
+		})
 	a, err := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs})
 	if err != nil {
 		t.Fatal(err)
