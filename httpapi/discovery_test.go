@@ -166,3 +166,46 @@ func TestPublicDiscovery(t *testing.T) {
 		t.Errorf("workspace index without a token, public discovery on: %d", r.status)
 	}
 }
+
+// TestDiscoveryRenamedSkill: a skill uploaded under a name its SKILL.md
+// does not say (?name=), then renamed, is listed under its stored name,
+// and the SKILL.md of its archive says that name, not the file's own.
+func TestDiscoveryRenamedSkill(t *testing.T) {
+	e, base := discoveryEnv(t)
+	viewer := e.token("default", "viewer", "viewer")
+	dir := base + "/.well-known/agent-skills/"
+	e.must(201, "POST", base+"/skills/upload?name=anthropic-skill-creator", e.admin,
+		zipOf(t, map[string]string{"SKILL.md": skillMD("skill-creator", "Creates skills.")}), "Content-Type", "application/zip")
+	for _, name := range []string{"anthropic-skill-creator", "creator-of-skills"} {
+		if name != "anthropic-skill-creator" {
+			e.must(200, "PATCH", base+"/skills/anthropic-skill-creator", e.admin, map[string]any{"name": name})
+		}
+		var entry map[string]any
+		for _, s := range e.must(200, "GET", dir+"index.json", viewer, nil)["skills"].([]any) {
+			if s.(map[string]any)["url"] == "anthropic-skill-creator/archive.zip" {
+				entry = s.(map[string]any)
+			}
+		}
+		if entry == nil || entry["name"] != name {
+			t.Fatalf("the index lists the skill as %v, want %q", entry, name)
+		}
+		r := e.request("GET", dir+"anthropic-skill-creator/archive.zip", viewer, nil)
+		if r.status != 200 || sha256Digest(r.body) != entry["digest"] {
+			t.Fatalf("archive: %d, digest %s, index %v", r.status, sha256Digest(r.body), entry["digest"])
+		}
+		zr, err := zip.NewReader(bytes.NewReader(r.body), int64(len(r.body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := zr.Open("SKILL.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, _ := io.ReadAll(rc)
+		rc.Close()
+		// Only the frontmatter's name changes; the body is the author's.
+		if want := strings.Replace(skillMD("skill-creator", "Creates skills."), "name: skill-creator\n", "name: "+name+"\n", 1); string(md) != want {
+			t.Errorf("the archive's SKILL.md is %q, want %q", md, want)
+		}
+	}
+}

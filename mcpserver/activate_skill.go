@@ -67,7 +67,7 @@ func (s *Server) activate(ctx context.Context, name string) (string, error) {
 	for i, f := range list.Files {
 		files[i] = f.Path
 		if pack.IsSkillMD(f.Path) {
-			if md, _, err = s.readFile(ctx, sk, f.Path, 0); err != nil {
+			if md, _, err = s.readVersionFile(ctx, sk, list, f.Path, 0); err != nil {
 				return "", err
 			}
 		}

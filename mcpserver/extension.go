@@ -29,10 +29,15 @@ const (
 // entry is a full manifest, and reading its frontmatter costs a blob read.
 const skillsPageSize = 50
 
-// skillsTTL is the freshness hint of skills/list and skills/get, in
-// milliseconds: skills change by explicit edits, so a minute is plenty,
-// and digests catch anything that moved sooner.
+// skillsTTL is the freshness hint (ttlMs) of skills/list, skills/get and
+// the reads of skill:// resources, in milliseconds: skills change by
+// explicit edits, so a minute is plenty, and digests catch anything that
+// moved sooner.
 const skillsTTL = 60000
+
+// cacheScope is the scope of every result: what a token may see depends on
+// its workspace and the install policy, so only its own client may cache.
+const cacheScope = "private"
 
 // SkillEntry is a Skill entry of the extension: the SKILL.md URI, its
 // frontmatter verbatim and the complete manifest of its files.
@@ -74,9 +79,9 @@ type skillsGetResult struct {
 	mcp.Cacheable
 }
 
-// registerExtension adds skills/list and skills/get as custom methods
-// (go-sdk v1.8.0's AddReceivingCustomMethod); the capability itself is
-// declared in New.
+// registerExtension adds skills/list, skills/get and
+// resources/directory/read as custom methods (go-sdk v1.8.0's
+// AddReceivingCustomMethod); the capability itself is declared in New.
 func (s *Server) registerExtension() error {
 	if err := mcp.AddReceivingCustomMethod(s.mcp, methodSkillsList, s.skillsList); err != nil {
 		return fmt.Errorf("registering %s: %w", methodSkillsList, err)
@@ -84,23 +89,26 @@ func (s *Server) registerExtension() error {
 	if err := mcp.AddReceivingCustomMethod(s.mcp, methodSkillsGet, s.skillsGet); err != nil {
 		return fmt.Errorf("registering %s: %w", methodSkillsGet, err)
 	}
+	if err := mcp.AddReceivingCustomMethod(s.mcp, methodDirectoryRead, s.directoryRead); err != nil {
+		return fmt.Errorf("registering %s: %w", methodDirectoryRead, err)
+	}
 	return nil
 }
 
 func (s *Server) skillsList(ctx context.Context, _ *mcp.ServerSession, p *skillsListParams) (*skillsListResult, error) {
-	start := 0
-	if p != nil && p.Cursor != "" {
-		n, err := strconv.Atoi(p.Cursor)
-		if err != nil || n < 0 {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid cursor %q: pass back a nextCursor this server returned", p.Cursor)}
-		}
-		start = n
+	var cursor string
+	if p != nil {
+		cursor = p.Cursor
+	}
+	start, err := parseCursor(cursor)
+	if err != nil {
+		return nil, err
 	}
 	skills, err := s.disclosed(ctx)
 	if err != nil {
 		return nil, s.protocolError(err)
 	}
-	res := &skillsListResult{ResultType: "complete", Skills: []SkillEntry{}, Cacheable: mcp.Cacheable{TTLMs: skillsTTL, CacheScope: "private"}}
+	res := &skillsListResult{ResultType: "complete", Skills: []SkillEntry{}, Cacheable: mcp.Cacheable{TTLMs: skillsTTL, CacheScope: cacheScope}}
 	end := min(start+skillsPageSize, len(skills))
 	for i := start; i < end; i++ {
 		e, err := s.entry(ctx, skills[i])
@@ -137,7 +145,7 @@ func (s *Server) skillsGet(ctx context.Context, _ *mcp.ServerSession, p *skillsG
 	if err != nil {
 		return nil, s.protocolError(err)
 	}
-	return &skillsGetResult{ResultType: "complete", Skill: *e, Cacheable: mcp.Cacheable{TTLMs: skillsTTL, CacheScope: "private"}}, nil
+	return &skillsGetResult{ResultType: "complete", Skill: *e, Cacheable: mcp.Cacheable{TTLMs: skillsTTL, CacheScope: cacheScope}}, nil
 }
 
 // entry builds a skill's extension entry: its frontmatter from the stored
@@ -149,17 +157,20 @@ func (s *Server) entry(ctx context.Context, sk *skilld.Skill) (*SkillEntry, erro
 	}
 	e := &SkillEntry{Resources: make([]SkillResource, 0, len(list.Files))}
 	for _, f := range list.Files {
-		e.Resources = append(e.Resources, SkillResource{URI: fileURI(sk.Name, f.Path), Digest: f.Digest, Size: f.Size})
 		if pack.IsSkillMD(f.Path) {
-			e.URI = fileURI(sk.Name, f.Path)
-			data, _, err := s.readFile(ctx, sk, f.Path, 0)
+			// Read in the listed version, so the frontmatter and the
+			// digest describe the same bytes.
+			data, served, err := s.readVersionFile(ctx, sk, list, f.Path, 0)
 			if err != nil {
 				return nil, err
 			}
+			f = served
+			e.URI = fileURI(sk.Name, f.Path)
 			if e.Frontmatter, err = frontmatter(data); err != nil {
 				return nil, fmt.Errorf("skill %q: %w", sk.Name, err)
 			}
 		}
+		e.Resources = append(e.Resources, SkillResource{URI: fileURI(sk.Name, f.Path), Digest: f.Digest, Size: f.Size})
 	}
 	if e.URI == "" {
 		return nil, skilld.Errorf(skilld.EINTEGRITY, "skill %q has no SKILL.md in version %d", sk.Name, list.Version)

@@ -57,6 +57,10 @@ func HTTPHandler(svc *service.Service, opts HTTPOptions) http.Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.skillMDs == nil {
+		// One for all sessions: every new session lists every skill.
+		opts.skillMDs = newSkillMDCache()
+	}
 	h := &httpHandler{svc: svc, opts: opts}
 	// One server without tools answers the SDK's per-request questions
 	// (supported protocol versions) for requests of existing sessions, so

@@ -132,6 +132,9 @@ func clientOn(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	if err := mcp.AddSendingCustomMethod[*skillsGetParams, *skillsGetResult](c, methodSkillsGet); err != nil {
 		t.Fatal(err)
 	}
+	if err := mcp.AddSendingCustomMethod[*directoryReadParams, *directoryReadResult](c, methodDirectoryRead); err != nil {
+		t.Fatal(err)
+	}
 	cs, err := c.Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -226,17 +229,20 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	var uris []string
 	for _, r := range resources.Resources {
 		uris = append(uris, r.URI)
-		if d, _ := r.Meta[metaDigest].(string); !strings.HasPrefix(d, "sha256:") || len(d) != 71 {
+		if d, _ := r.Meta[metaDigest].(string); r.URI != indexURI && (!strings.HasPrefix(d, "sha256:") || len(d) != 71) {
 			t.Errorf("resource %s has digest %q", r.URI, d)
 		}
 	}
 	slices.Sort(uris)
-	if !slices.Equal(uris, []string{"skill://commit-message/SKILL.md", "skill://lint/SKILL.md", "skill://lint/references/rules.md", "skill://lint/scripts/lint.sh"}) {
+	if !slices.Equal(uris, []string{"skill://commit-message/SKILL.md", "skill://index.json", "skill://lint/SKILL.md", "skill://lint/references/rules.md", "skill://lint/scripts/lint.sh"}) {
 		t.Errorf("resources %v", uris)
 	}
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://lint/SKILL.md"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != lintMD || rr.Contents[0].MIMEType != "text/markdown" {
 		t.Fatalf("resources/read: %+v %v", rr, err)
+	}
+	if rr.TTLMs != skillsTTL || rr.CacheScope != "private" || resources.CacheScope != "private" || resources.TTLMs != 0 {
+		t.Errorf("cache hints: resources/read %d %q, resources/list %d %q", rr.TTLMs, rr.CacheScope, resources.TTLMs, resources.CacheScope)
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://risky/SKILL.md"}); err == nil {
 		t.Error("resources/read of a withheld skill succeeded")
@@ -249,6 +255,9 @@ func exercise(t *testing.T, cs *mcp.ClientSession) {
 	if len(sl.Skills) != 2 || sl.ResultType != "complete" || sl.Skills[1].URI != "skill://lint/SKILL.md" ||
 		sl.Skills[1].Frontmatter["license"] != "MIT" || len(sl.Skills[1].Resources) != 3 {
 		t.Errorf("skills/list: %+v", sl)
+	}
+	if sl.TTLMs != skillsTTL || sl.CacheScope != "private" {
+		t.Errorf("skills/list cache hints: %d %q", sl.TTLMs, sl.CacheScope)
 	}
 	sg, err := mcp.CallCustomMethod[*skillsGetParams, *skillsGetResult](ctx, cs, methodSkillsGet, &skillsGetParams{URI: "skill://lint/SKILL.md"})
 	if err != nil || sg.Skill.Frontmatter["name"] != "lint" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/tool"
+	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/service"
 )
 
@@ -42,12 +43,26 @@ func (s *Server) readSkillFileTool() *tool.Tool {
 }
 
 // readFile reads one file of a disclosed skill's current version, verified
-// against its digest by the service, refusing files above limit bytes.
+// against its digest by the service, refusing files above limit bytes. A
+// SKILL.md comes as it is served (see published.go), with the digest and
+// size of the served bytes.
 func (s *Server) readFile(ctx context.Context, sk *skilld.Skill, path string, limit int64) ([]byte, skilld.PackageFile, error) {
+	return s.readVersionFile(ctx, sk, nil, path, limit)
+}
+
+// readVersionFile is readFile in the version list lists (the current
+// version when list is nil); knowing the version's package digest, it
+// remembers a served SKILL.md's digest and size.
+func (s *Server) readVersionFile(ctx context.Context, sk *skilld.Skill, list *service.SkillFiles, path string, limit int64) ([]byte, skilld.PackageFile, error) {
 	if path == "" {
 		return nil, skilld.PackageFile{}, skilld.Errorf(skilld.EINVALID, "path is required: give a file's path in skill %q", sk.Name)
 	}
-	f, err := s.svc.GetSkillFile(ctx, s.actor, service.GetSkillFileParams{SkillRef: service.SkillRef{ID: sk.ID}, Path: path})
+	p := service.GetSkillFileParams{SkillRef: service.SkillRef{ID: sk.ID}, Path: path}
+	pkg := ""
+	if list != nil {
+		p.Version, pkg = list.Version, list.Digest
+	}
+	f, err := s.svc.GetSkillFile(ctx, s.actor, p)
 	if err != nil {
 		if skilld.ErrorCode(err) == skilld.ENOTFOUND {
 			return nil, skilld.PackageFile{}, skilld.Errorf(skilld.ENOTFOUND, "skill %q has no file %q; activate_skill lists its files", sk.Name, path)
@@ -61,6 +76,9 @@ func (s *Server) readFile(ctx context.Context, sk *skilld.Skill, path string, li
 	data, err := io.ReadAll(f.Body)
 	if err != nil {
 		return nil, f.PackageFile, fmt.Errorf("reading %q of skill %q: %w", path, sk.Name, err)
+	}
+	if pack.IsSkillMD(path) {
+		return s.publish(sk, pkg, f.PackageFile, data)
 	}
 	return data, f.PackageFile, nil
 }

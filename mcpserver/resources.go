@@ -42,6 +42,5 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 			c.MIMEType = "application/octet-stream"
 		}
 	}
-	// Private: what a token may read depends on its workspace and policy.
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}, Cacheable: mcp.Cacheable{CacheScope: "private"}}, nil
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}, Cacheable: mcp.Cacheable{TTLMs: skillsTTL, CacheScope: cacheScope}}, nil
 }

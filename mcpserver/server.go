@@ -62,6 +62,10 @@ type Options struct {
 	// Logger receives internal errors, whose details are never sent to
 	// clients (default: discard).
 	Logger *slog.Logger
+
+	// skillMDs remembers served SKILL.md digests; HTTPHandler shares one
+	// among its sessions.
+	skillMDs *skillMDCache
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -89,6 +93,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.skillMDs == nil {
+		o.skillMDs = newSkillMDCache()
 	}
 	return o, nil
 }
@@ -124,11 +131,14 @@ func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Op
 		Tools:     &mcp.ToolCapabilities{ListChanged: true},
 		Resources: &mcp.ResourceCapabilities{ListChanged: true},
 	}
-	caps.AddExtension(ExtensionSkills, map[string]any{})
+	caps.AddExtension(ExtensionSkills, map[string]any{"directoryRead": true})
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "skilld", Title: "skilld skills", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       opts.Logger,
 		Capabilities: caps,
+		// Everything this server answers depends on the token's workspace
+		// and policy: no result may be shared with another user.
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = cacheScope },
 	})
 	for _, t := range []*tool.Tool{s.listSkillsTool(), s.readSkillFileTool()} {
 		s.addTool(t)
@@ -148,6 +158,7 @@ func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Op
 		Description: "Any file of a disclosed skill, by skill name and path in the skill",
 		URITemplate: uriScheme + "://{skill}/{+path}",
 	}, s.readResource)
+	s.mcp.AddResource(indexResource(), s.readIndex)
 	if err := s.registerExtension(); err != nil {
 		return nil, err
 	}
@@ -201,6 +212,9 @@ func (s *Server) refresh(ctx context.Context) error {
 			return err
 		}
 		for _, f := range files.Files {
+			if f, err = s.served(ctx, sk, files, f); err != nil {
+				return err
+			}
 			r := fileResource(sk, files.Version, f)
 			uris[r.URI] = r
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/skillmd"
 	"github.com/skilld/skilld/store"
 )
 
@@ -147,7 +148,8 @@ func (s *Service) publicDiscoveryActor(ctx context.Context) (Actor, error) {
 }
 
 // archive builds the zip of a skill's current version from its stored,
-// verified package.
+// verified package, with its SKILL.md saying the name and description the
+// skill is stored under (PublishedSkillMD).
 func (s *Service) archive(ctx context.Context, sk *skilld.Skill) ([]byte, error) {
 	digest, _, err := s.versionDigest(ctx, sk, 0)
 	if err != nil {
@@ -157,11 +159,34 @@ func (s *Service) archive(ctx context.Context, sk *skilld.Skill) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
+	files := pkg.Files()
+	for i, f := range files {
+		if pack.IsSkillMD(f.Path) {
+			if files[i].Data, err = PublishedSkillMD(sk, f.Data); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var buf bytes.Buffer
-	if err := pack.WriteZip(&buf, pkg.Files()); err != nil {
+	if err := pack.WriteZip(&buf, files); err != nil {
 		return nil, fmt.Errorf("skill %q: %w", sk.Name, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// PublishedSkillMD is a skill's SKILL.md as every surface that hands it
+// out serves it (the discovery archive, MCP): its frontmatter saying the
+// name and description the skill is stored under. A skill renamed, or
+// created under a name other than its file's, would otherwise be published
+// under one name by a file that claims another, and readers take the
+// file's. It is data itself when the two already agree.
+func PublishedSkillMD(sk *skilld.Skill, data []byte) ([]byte, error) {
+	out, err := skillmd.WithIdentity(data, sk.Name, sk.Description)
+	if err != nil {
+		// The file was valid when it was stored.
+		return nil, skilld.Errorf(skilld.EINTEGRITY, "the SKILL.md of skill %q cannot be published: %s", sk.Name, skilld.ErrorMessage(err))
+	}
+	return out, nil
 }
 
 func archiveDigest(data []byte) string {
