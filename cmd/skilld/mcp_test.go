@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,7 @@ const tsClientDir = "../../mcpserver/testdata/tsclient"
 type tsReport struct {
 	ServerName     string   `json:"serverName"`
 	Extensions     []string `json:"extensions"`
+	DirectoryRead  bool     `json:"directoryRead"`
 	Tools          []string `json:"tools"`
 	Enum           []string `json:"enum"`
 	Listed         []string `json:"listed"`
@@ -37,12 +39,25 @@ type tsReport struct {
 		URI    string `json:"uri"`
 		Digest string `json:"digest"`
 	} `json:"resources"`
-	ResourceText string `json:"resourceText"`
-	SkillsList   []struct {
+	ResourceText  string `json:"resourceText"`
+	ResourceCache struct {
+		TTLMs      int    `json:"ttlMs"`
+		CacheScope string `json:"cacheScope"`
+	} `json:"resourceCache"`
+	SkillsList []struct {
 		URI   string `json:"uri"`
 		Name  string `json:"name"`
 		Files int    `json:"files"`
 	} `json:"skillsList"`
+	Directories map[string][]struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType"`
+	} `json:"directories"`
+	Index []struct {
+		Name   string `json:"name"`
+		URL    string `json:"url"`
+		Digest string `json:"digest"`
+	} `json:"index"`
 }
 
 const mcpLintMD = "---\nname: lint\ndescription: Lints Go code the team's way.\n---\n# Lint\n\nRun scripts/lint.sh, then read references/rules.md.\n"
@@ -129,19 +144,38 @@ func checkTSReport(t *testing.T, r *tsReport) {
 	if !r.WithheldError || !strings.Contains(r.WithheldText, "not_found") {
 		t.Errorf("activating the withheld skill: %v %s", r.WithheldError, r.WithheldText)
 	}
-	if len(r.Resources) != 4 {
+	if len(r.Resources) != 5 {
 		t.Errorf("resources %+v", r.Resources)
 	}
+	digests := map[string]string{}
 	for _, res := range r.Resources {
-		if strings.Contains(res.URI, "risky") || !strings.HasPrefix(res.Digest, "sha256:") {
+		digests[res.URI] = res.Digest
+		if strings.Contains(res.URI, "risky") || res.URI != "skill://index.json" && !strings.HasPrefix(res.Digest, "sha256:") {
 			t.Errorf("resource %+v", res)
 		}
 	}
-	if r.ResourceText != mcpLintMD {
-		t.Errorf("resources/read: %q", r.ResourceText)
+	if r.ResourceText != mcpLintMD || r.ResourceCache.TTLMs != 60000 || r.ResourceCache.CacheScope != "private" {
+		t.Errorf("resources/read: %q, cache hints %+v", r.ResourceText, r.ResourceCache)
 	}
-	if len(r.SkillsList) != 2 || r.SkillsList[1].URI != "skill://lint/SKILL.md" || r.SkillsList[1].Name != "lint" || r.SkillsList[1].Files != 3 {
+	// commit-message was stored under a name its SKILL.md does not say:
+	// the extension's entry says the stored one.
+	if len(r.SkillsList) != 2 || r.SkillsList[1].URI != "skill://lint/SKILL.md" || r.SkillsList[1].Name != "lint" || r.SkillsList[1].Files != 3 ||
+		r.SkillsList[0].URI != "skill://commit-message/SKILL.md" || r.SkillsList[0].Name != "commit-message" {
 		t.Errorf("skills/list %+v", r.SkillsList)
+	}
+	if !r.DirectoryRead || fmt.Sprint(r.Directories["root"]) != "[{skill://lint/SKILL.md text/markdown} {skill://lint/references inode/directory} {skill://lint/scripts inode/directory}]" ||
+		fmt.Sprint(r.Directories["references"]) != "[{skill://lint/references/rules.md text/markdown}]" {
+		t.Errorf("directoryRead %v, directories %+v", r.DirectoryRead, r.Directories)
+	}
+	var indexed []string
+	for _, e := range r.Index {
+		indexed = append(indexed, e.Name)
+		if e.URL != "skill://"+e.Name+"/SKILL.md" || e.Digest != digests[e.URL] {
+			t.Errorf("index entry %+v; resources/list says %s", e, digests[e.URL])
+		}
+	}
+	if !slices.Equal(indexed, r.Enum) {
+		t.Errorf("index %v, enum %v", indexed, r.Enum)
 	}
 }
 
@@ -182,7 +216,8 @@ func seedMCPWorkspace(t *testing.T, data string) string {
 		},
 		func() error {
 			_, err := svc.CreateSkill(ctx, admin, service.CreateSkillParams{Files: map[string]string{
-				"SKILL.md": "---\nname: commit-message\ndescription: Writes commit messages.\n---\nUse the imperative mood.\n"}})
+				"SKILL.md": "---\nname: commit-msg\ndescription: Writes commit messages.\n---\nUse the imperative mood.\n"},
+				SkillOptions: service.SkillOptions{Name: "commit-message"}})
 			return err
 		},
 		func() error {

@@ -1,6 +1,7 @@
 // Drives a skilld MCP server with the official MCP TypeScript SDK, as a
 // real client would: list, activate, read a file, read a resource, and the
-// Skills extension's skills/list. It prints one JSON report on stdout; the
+// Skills extension's skills/list, resources/directory/read and
+// skill://index.json. It prints one JSON report on stdout; the
 // Go test (cmd/skilld/mcp_test.go) checks its content. Any failure exits 1
 // with the reason on stderr.
 //
@@ -45,9 +46,17 @@ try {
   const resources = (await client.listResources()).resources;
   const resource = await client.readResource({ uri: "skill://lint/SKILL.md" });
   const skills = await client.request({ method: "skills/list", params: {} }, ResultSchema);
+  const dir = async (uri) =>
+    (await client.request({ method: "resources/directory/read", params: { uri } }, ResultSchema)).resources.map((r) => ({
+      uri: r.uri,
+      mimeType: r.mimeType,
+    }));
+  const directories = { root: await dir("skill://lint"), references: await dir("skill://lint/references") };
+  const index = JSON.parse((await client.readResource({ uri: "skill://index.json" })).contents[0].text);
   console.log(JSON.stringify({
     serverName: client.getServerVersion()?.name,
     extensions: Object.keys(caps.extensions ?? {}),
+    directoryRead: caps.extensions?.["io.modelcontextprotocol/skills"]?.directoryRead ?? false,
     tools: tools.map((t) => t.name).sort(),
     enum: activate?.inputSchema?.properties?.skill_name?.enum ?? [],
     listed: listed.skills.map((s) => s.name),
@@ -58,7 +67,10 @@ try {
     withheldText: text(withheld),
     resources: resources.map((r) => ({ uri: r.uri, digest: r._meta?.["skilld/digest"] })),
     resourceText: resource.contents[0]?.text,
+    resourceCache: { ttlMs: resource.ttlMs, cacheScope: resource.cacheScope },
     skillsList: skills.skills.map((s) => ({ uri: s.uri, name: s.frontmatter?.name, files: s.resources.length })),
+    directories,
+    index: index.skills.map((s) => ({ name: s.name, url: s.url, digest: s.digest })),
   }));
   await client.close();
 } catch (err) {
