@@ -2,8 +2,10 @@
 // Desktop, Cursor, VS Code, Codex, …) by progressive disclosure: a
 // list_skills tool, an activate_skill tool whose skill_name is an enum of
 // the disclosed skills, a read_skill_file tool, every skill file as a
-// skill://<name>/<path> resource, and the Skills extension
-// (io.modelcontextprotocol/skills: skills/list, skills/get).
+// skill://<name>/<path> resource, the skill://index.json index, and the
+// Skills extension (io.modelcontextprotocol/skills: skills/list,
+// skills/get, resources/directory/read). A skill is published under its
+// stored name everywhere, its SKILL.md frontmatter included.
 //
 // It is a thin adapter over service.Service, like the REST API: every call
 // runs as one service.Actor, so the token's role and the workspace's install
