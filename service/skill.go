@@ -197,7 +197,7 @@ func (s *Service) UpdateSkillMetadata(ctx context.Context, a Actor, p UpdateSkil
 	if err != nil {
 		return nil, err
 	}
-	pkg, err = withFrontmatter(pkg, map[string]string{skillmd.FieldName: name, skillmd.FieldDescription: desc})
+	pkg, err = withIdentity(pkg, name, desc)
 	if err != nil {
 		return nil, err
 	}
@@ -211,15 +211,15 @@ func (s *Service) UpdateSkillMetadata(ctx context.Context, a Actor, p UpdateSkil
 	return s.newVersion(ctx, a, sk, change{pkg: pkg, name: name, desc: desc, message: cmp.Or(strings.Join(what, ", "), "metadata unchanged")})
 }
 
-// withFrontmatter returns pkg with its SKILL.md's frontmatter fields set
-// (pkg itself when they already say so).
-func withFrontmatter(pkg *pack.Package, set map[string]string) (*pack.Package, error) {
+// withIdentity returns pkg with its SKILL.md's frontmatter saying name and
+// description (pkg itself when it already does).
+func withIdentity(pkg *pack.Package, name, desc string) (*pack.Package, error) {
 	file := skillmd.Filename(func(n string) bool { _, ok := pkg.File(n); return ok })
 	if file == "" {
 		return pkg, nil // no SKILL.md to disagree with
 	}
 	f, _ := pkg.File(file)
-	text, err := skillmd.SetFields(f.Data, set)
+	text, err := skillmd.WithIdentity(f.Data, name, desc)
 	if err != nil {
 		return nil, fmt.Errorf("rewriting %s: %w", file, err)
 	}

@@ -228,15 +228,8 @@ func checkSkill(pkg *pack.Package, dir string, o SkillOptions, from origin, long
 			return nil, "", "", r.Warnings, err
 		}
 	}
-	set := map[string]string{}
-	if name != r.Skill.Name {
-		set[skillmd.FieldName] = name
-	}
-	if desc != r.Skill.Description {
-		set[skillmd.FieldDescription] = desc
-	}
-	if len(set) > 0 {
-		if pkg, err = withFrontmatter(pkg, set); err != nil {
+	if name != r.Skill.Name || desc != r.Skill.Description {
+		if pkg, err = withIdentity(pkg, name, desc); err != nil {
 			return nil, "", "", r.Warnings, err
 		}
 	}
