@@ -134,6 +134,9 @@ func (s *Sync) place(ctx context.Context, old *Skill, w Want) (Result, *Skill) {
 	if err != nil {
 		return fail(Failed, "%s", skilld.ErrorMessage(err))
 	}
+	if len(folders) == 0 {
+		return fail(Failed, "no folder to write it to: give a target")
+	}
 	var write, conflicts []folderState
 	for _, f := range folders {
 		switch {

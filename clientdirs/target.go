@@ -157,3 +157,18 @@ func GroupByRoot(targets []Target) [][]Target {
 	}
 	return groups
 }
+
+// RecordedTargets returns the skills folders a lockfile in root records,
+// one Target per folder, named as recorded, in the order first met.
+func RecordedTargets(root string, l *Lockfile) []Target {
+	var out []Target
+	for _, s := range l.Skills {
+		for _, p := range s.Targets {
+			dir := filepath.Dir(filepath.Join(root, filepath.FromSlash(p.Folder)))
+			if !slices.ContainsFunc(out, func(t Target) bool { return t.Dir == dir }) {
+				out = append(out, Target{Name: p.Target, Dir: dir, Root: root})
+			}
+		}
+	}
+	return out
+}

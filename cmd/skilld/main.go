@@ -41,6 +41,10 @@ type env struct {
 	// interactive says that stdin is a terminal: someone is there to
 	// answer a question (before a delete), where a script is not.
 	interactive bool
+	// dir and home are the working and home directories that push, pull,
+	// sync and install resolve paths against; "" is the process's own.
+	// Tests set them rather than change the whole process's.
+	dir, home string
 }
 
 func commands() []command {
@@ -64,6 +68,10 @@ func commands() []command {
 		{"tokens", "manage the workspace's API tokens", runGroup("tokens", tokensCommands())},
 		{"workspaces", "list and create workspaces", runGroup("workspaces", workspacesCommands())},
 		{"policy", "show and set the workspace's install and tool policy", runGroup("policy", policyCommands())},
+		{"push", "create or edit the workspace's skills from local folders, in one command", runPush},
+		{"pull", "write the workspace's skills into agent-client folders (.claude/skills, …) with a lockfile", runPull},
+		{"sync", "update the skills in agent-client folders from the workspace, or exactly as the lockfile says", runSync},
+		{"install", "install skills from GitHub, a git URL or a folder into the workspace (and, with --sync, locally)", runInstall},
 	}
 }
 
