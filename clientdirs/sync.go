@@ -51,9 +51,11 @@ type Sync struct {
 	// Force overwrites (or removes) folders edited locally or not
 	// written by skilld, instead of refusing the skill.
 	Force bool
-	// RemoveGone removes the skills the lockfile names and the wanted
-	// list does not, from every folder holding them.
-	RemoveGone bool
+	// RemoveGone, when set, removes from every folder holding them the
+	// skills the lockfile names from that source and the wanted list does
+	// not: the wanted list is all that source has. Skills from other
+	// servers or workspaces are left alone.
+	RemoveGone *Source
 	// Fetch returns the package of a wanted skill; it is only called for
 	// skills a folder of which must be written.
 	Fetch func(ctx context.Context, w Want) (*pack.Package, error)
@@ -98,9 +100,9 @@ func (s *Sync) Run(ctx context.Context, want []Want) ([]Result, error) {
 			setSkill(lock, *entry)
 		}
 	}
-	if s.RemoveGone {
+	if s.RemoveGone != nil {
 		for _, e := range slices.Clone(lock.Skills) {
-			if wanted[e.Name] {
+			if wanted[e.Name] || e.Source != *s.RemoveGone {
 				continue
 			}
 			r := s.remove(ctx, e)

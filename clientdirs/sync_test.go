@@ -166,7 +166,12 @@ func TestSync(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, ".claude/skills/pdf/extra.md"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.RemoveGone = true
+	// Skills from another workspace are not the wanted list's to remove.
+	s.RemoveGone = &Source{Server: "http://skilld.test", Workspace: "other"}
+	if rs := mustRun(t, s, notes2); len(rs) != 1 {
+		t.Fatalf("removing what another workspace no longer has: %+v", rs)
+	}
+	s.RemoveGone = &notes2.Source
 	rs = mustRun(t, s, notes2)
 	if got := outcomes(rs); got["pdf"] != Refused || !strings.Contains(rs[1].Reason, "no longer has it") {
 		t.Fatalf("removing an edited skill: %+v", rs)

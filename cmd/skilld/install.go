@@ -59,7 +59,7 @@ func runInstall(ctx context.Context, e *env, args []string) int {
 		return c.fail(err)
 	}
 	for _, g := range groups {
-		if len(want) > 0 && !c.syncGroup(ctx, g, want, false) {
+		if len(want) > 0 && !c.syncGroup(ctx, g, want, nil) {
 			failed = true
 		}
 	}

@@ -77,7 +77,12 @@ func runPlace(ctx context.Context, e *env, args []string, name, synopsis string)
 	}
 	failed := false
 	for _, g := range groups {
-		if !c.syncGroup(ctx, g, want, name == "sync" && !c.locked && c.agent == "" && len(c.args) == 0) {
+		var removeGone *clientdirs.Source
+		if name == "sync" && !c.locked && c.agent == "" && len(c.args) == 0 {
+			src := c.lockSource()
+			removeGone = &src
+		}
+		if !c.syncGroup(ctx, g, want, removeGone) {
 			failed = true
 		}
 	}
@@ -211,7 +216,7 @@ func (c *placeCmd) selection(ctx context.Context) ([]clientdirs.Want, error) {
 
 // syncGroup places the skills in one lockfile's targets and prints what
 // happened; ok is false when a skill was refused or failed.
-func (c *placeCmd) syncGroup(ctx context.Context, g group, want []clientdirs.Want, removeGone bool) bool {
+func (c *placeCmd) syncGroup(ctx context.Context, g group, want []clientdirs.Want, removeGone *clientdirs.Source) bool {
 	if c.locked {
 		lock, exists, err := clientdirs.ReadLockfile(g.root)
 		if err != nil {
@@ -233,7 +238,7 @@ func (c *placeCmd) syncGroup(ctx context.Context, g group, want []clientdirs.Wan
 		c.fail(err)
 		return false
 	}
-	fmt.Fprintf(c.e.stderr, "%s: %d skills\n", filepath.Join(g.root, clientdirs.LockfileName), countLocked(g.root))
+	fmt.Fprintf(c.e.stderr, "lockfile %s: %d skills\n", filepath.Join(g.root, clientdirs.LockfileName), countLocked(g.root))
 	return ok
 }
 

@@ -16,7 +16,7 @@ import (
 
 // The documents whose walkthroughs run, each in a session of its own on a
 // fresh data directory, in this order.
-var walkthroughs = []string{"README.md", "docs/API.md", "docs/PACKAGE-FORMAT.md", "docs/RUNTIME.md", "docs/STORAGE.md", "docs/OPERATIONS.md"}
+var walkthroughs = []string{"README.md", "docs/API.md", "docs/PACKAGE-FORMAT.md", "docs/RUNTIME.md", "docs/STORAGE.md", "docs/OPERATIONS.md", "docs/CLIENTS.md"}
 
 // TestDocs runs every walkthrough as written: the README from building
 // skilld to a finished task, through the CLI and curl, against a server
@@ -26,7 +26,7 @@ func TestDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range []string{"bash", "curl", "jq", "zip"} {
+	for _, tool := range []string{"bash", "curl", "jq", "zip", "git"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("the walkthroughs need %s (scripts/test installs it): %v", tool, err)
 		}
