@@ -66,7 +66,7 @@ func listWorkspaceSkills(ctx context.Context, c *apiCmd) ([]*service.SkillView, 
 	}
 }
 
-// source is where the skills of this command come from, as the lockfile
+// lockSource is where the skills of this command come from, as the lockfile
 // records it. Call it after a request, which names the token's own
 // workspace when none was given.
 func (c *apiCmd) lockSource() clientdirs.Source {

@@ -63,10 +63,20 @@ func runInstall(ctx context.Context, e *env, args []string) int {
 			failed = true
 		}
 	}
+	if c.json {
+		c.output(installReport{Items: c.installed, Placed: c.placed}, nil)
+	}
 	if failed {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// installReport is what install prints with --json: the skills installed
+// and, with --sync, where they were written.
+type installReport struct {
+	Items  []pushed `json:"items"`
+	Placed []placed `json:"placed,omitempty"`
 }
 
 // installSource is a parsed SOURCE argument: exactly one of github (an
@@ -157,8 +167,11 @@ func (c *placeCmd) install(ctx context.Context, src installSource, lenient bool)
 		}
 		var want []clientdirs.Want
 		for _, sk := range res.Items {
-			fmt.Fprintf(c.e.stdout, "%-10s %s  version %d  %s\n", "installed", sk.Name, sk.Version, sk.SourceURL)
+			c.installed = append(c.installed, pushed{Path: sk.SourceURL, Name: sk.Name, Action: "installed", ID: sk.ID, Version: sk.Version, Digest: sk.Digest})
 			want = append(want, clientdirs.Want{Name: sk.Name, ID: sk.ID, Version: sk.Version, Digest: sk.Digest, Source: c.lockSource()})
+		}
+		if !c.json {
+			printPushReport(c.e.stdout, c.installed)
 		}
 		return want, false, nil
 	}
@@ -197,7 +210,10 @@ func (c *placeCmd) install(ctx context.Context, src installSource, lenient bool)
 		return nil, false, err
 	}
 	report, failed := p.pushAll(ctx, locals)
-	printPushReport(c.e.stdout, report)
+	c.installed = report
+	if !c.json {
+		printPushReport(c.e.stdout, report)
+	}
 	var want []clientdirs.Want
 	for _, r := range report {
 		if r.ID != "" && r.Digest != "" {

@@ -24,6 +24,25 @@ type placeCmd struct {
 	agent   string
 	force   bool
 	locked  bool
+	// What --json prints: the skills placed, and for install the
+	// skills installed.
+	placed    []placed
+	installed []pushed
+}
+
+// placed is one skill's outcome in one lockfile, as --json prints it.
+type placed struct {
+	Name     string   `json:"name"`
+	Version  int      `json:"version"`
+	Outcome  string   `json:"outcome"`
+	Folders  []string `json:"folders"`
+	Reason   string   `json:"reason,omitempty"`
+	Lockfile string   `json:"lockfile"`
+}
+
+// placeReport is what pull and sync print with --json.
+type placeReport struct {
+	Items []placed `json:"items"`
 }
 
 func runPull(ctx context.Context, e *env, args []string) int {
@@ -85,6 +104,9 @@ func runPlace(ctx context.Context, e *env, args []string, name, synopsis string)
 		if !c.syncGroup(ctx, g, want, removeGone) {
 			failed = true
 		}
+	}
+	if c.json {
+		c.output(placeReport{Items: c.placed}, nil)
 	}
 	if failed {
 		return exitFailure
@@ -233,21 +255,21 @@ func (c *placeCmd) syncGroup(ctx context.Context, g group, want []clientdirs.Wan
 	}
 	s := &clientdirs.Sync{Root: g.root, Targets: g.targets, Force: c.force, RemoveGone: removeGone, Fetch: c.fetch}
 	results, err := s.Run(ctx, want)
-	ok := printPlaced(c.e.stdout, c.e.stderr, c.fs.Name(), results)
+	lockfile := filepath.Join(g.root, clientdirs.LockfileName)
+	for _, r := range results {
+		c.placed = append(c.placed, placed{Name: r.Name, Version: r.Version, Outcome: string(r.Outcome), Folders: r.Folders, Reason: r.Reason, Lockfile: lockfile})
+	}
+	stdout := c.e.stdout
+	if c.json {
+		stdout = io.Discard
+	}
+	ok := printPlaced(stdout, c.e.stderr, c.fs.Name(), results)
 	if err != nil {
 		c.fail(err)
 		return false
 	}
-	fmt.Fprintf(c.e.stderr, "lockfile %s: %d skills\n", filepath.Join(g.root, clientdirs.LockfileName), countLocked(g.root))
+	fmt.Fprintf(c.e.stderr, "lockfile %s\n", lockfile)
 	return ok
-}
-
-func countLocked(root string) int {
-	lock, _, err := clientdirs.ReadLockfile(root)
-	if err != nil {
-		return 0
-	}
-	return len(lock.Skills)
 }
 
 // fetch downloads a skill version. The lockfile's source is where a

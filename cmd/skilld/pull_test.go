@@ -296,4 +296,21 @@ func TestPullSelections(t *testing.T) {
 	if !slices.Equal(got, []string{"alpha", "gamma"}) {
 		t.Errorf("~/.claude/skills holds %q, want no leftovers", got)
 	}
+
+	// --json: one document with every skill's outcome.
+	code, out, errOut = s.cliIn(t, project, "", s.admin, "pull", "beta", "gamma", "--target", "claude", "--json")
+	var report struct {
+		Items []struct {
+			Name, Outcome, Lockfile string
+			Version                 int
+			Folders                 []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &report); code != exitOK || err != nil || len(report.Items) != 2 {
+		t.Fatalf("pull --json: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	if it := report.Items[1]; it.Name != "gamma" || it.Outcome != "written" || it.Version != 2 || it.Lockfile != filepath.Join(project, clientdirs.LockfileName) ||
+		!slices.Equal(it.Folders, []string{".claude/skills/gamma"}) {
+		t.Errorf("pull --json, gamma: %+v", it)
+	}
 }
