@@ -108,16 +108,38 @@ func TestPullSyncCommands(t *testing.T) {
 		t.Errorf("pull again: exit %d\n%s", code, out)
 	}
 
-	// A local edit: sync refuses to touch that skill, in either folder.
+	// A local edit: sync refuses to touch that skill, in either folder;
+	// --force restores the stored files.
 	edited := filepath.Join(project, ".agents/skills/skill-04/SKILL.md")
+	if err := os.WriteFile(edited, []byte("my own version\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = s.cliIn(t, project, "", member, "sync", "--target", "agents")
+	if code != exitFailure || !strings.Contains(errOut, "refused skill-04: .agents/skills/skill-04 was edited locally (pass --force to replace)") ||
+		strings.Count(out, "up to date ") != 12 {
+		t.Fatalf("sync over a local edit: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(edited); string(data) != "my own version\n" {
+		t.Errorf("the local edit was overwritten: %q", data)
+	}
+	code, out, errOut = s.cliIn(t, project, "", member, "sync", "--target", "agents", "--force")
+	if code != exitOK || !strings.Contains(out, "written    skill-04  version 1  .agents/skills/skill-04") {
+		t.Fatalf("sync --force: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := readTree(t, filepath.Join(project, ".agents/skills/skill-04")); !maps.Equal(got, readTree(t, srcDir["skill-04"])) {
+		t.Errorf(".agents/skills/skill-04 after --force: %v", got)
+	}
+
+	// Edited again, while the workspace has a new version: still refused,
+	// in both folders; --force brings the new version to both.
 	if err := os.WriteFile(edited, []byte("my own version\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeFiles(t, src, map[string]string{"area/skill-04/SKILL.md": skillText("skill-04", "Version two.")})
 	s.ok(t, member, "default", "push", src)
 	code, out, errOut = s.cliIn(t, project, "", member, "sync")
-	if code != exitFailure || !strings.Contains(errOut, "refused skill-04: .agents/skills/skill-04 was edited locally (pass --force to replace)") {
-		t.Fatalf("sync over a local edit: exit %d\n%s\n%s", code, out, errOut)
+	if code != exitFailure || !strings.Contains(errOut, "refused skill-04: .agents/skills/skill-04 was edited locally") {
+		t.Fatalf("sync over a local edit and a new version: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if data, _ := os.ReadFile(edited); string(data) != "my own version\n" {
 		t.Errorf("the local edit was overwritten: %q", data)
