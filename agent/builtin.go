@@ -108,6 +108,7 @@ func (r *run) shell(ctx context.Context, p shellParams) (string, error) {
 	for _, e := range res.Egress {
 		r.emit(ctx, egressOf(e))
 	}
+	reportExit(ctx, res.ExitCode)
 	out := string(res.Output)
 	if !utf8.ValidString(out) {
 		out = strings.ToValidUTF8(out, "\ufffd")

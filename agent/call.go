@@ -74,6 +74,8 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	if o.skill != "" {
 		callCtx = context.WithValue(ctx, skillContextKey{}, r.active[o.skill].sc)
 	}
+	report := &callReport{}
+	callCtx = context.WithValue(callCtx, callReportKey{}, report)
 	out, err := o.tool.Call(callCtx, call.Arguments)
 	if err == nil && call.Name != ToolReadToolOutput && call.Name != ActivateSkill {
 		// read_tool_output pages are already bounded; offloading them
@@ -90,7 +92,25 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	if call.Name == ActivateSkill && err == nil {
 		skill = r.res.protect(call)
 	}
-	r.toolResultAs(ctx, call, outcomeOf(out, err), skill)
+	outcome := outcomeOf(out, err)
+	outcome.exitCode = report.exitCode
+	r.toolResultAs(ctx, call, outcome, skill)
+}
+
+// callReport is what a tool says about its call besides the text the
+// model reads: the exit status of the command it ran, so that the event
+// and the log carry it as a field and readers need not parse the text.
+type callReport struct {
+	exitCode *int
+}
+
+type callReportKey struct{}
+
+// reportExit records the exit status of the command a call ran.
+func reportExit(ctx context.Context, code int) {
+	if r, ok := ctx.Value(callReportKey{}).(*callReport); ok {
+		r.exitCode = &code
+	}
 }
 
 // preapproved returns the active skill whose allowed-tools entry matches
@@ -162,11 +182,11 @@ func (r *run) toolResultAs(ctx context.Context, call model.ToolCall, o toolOutco
 		}
 	}
 	msg := model.Message{Role: model.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: o.content, IsError: o.isError}
-	ev := ToolResult{CallRef: refOf(call), Chars: len(msg.Content)}
+	ev := ToolResult{CallRef: refOf(call), Chars: len(msg.Content), ExitCode: o.exitCode}
 	if o.isError {
 		ev.IsError, ev.ErrorCode = true, o.code
 	}
-	r.add(ctx, logMessage{Message: msg, Skill: skill, Tokens: o.tokens, ErrorCode: o.code})
+	r.add(ctx, logMessage{Message: msg, Skill: skill, Tokens: o.tokens, ErrorCode: o.code, ExitCode: o.exitCode})
 	r.emit(ctx, ev)
 }
 

@@ -166,12 +166,23 @@ type ToolCall struct {
 	ArgumentsChars int `json:"arguments_chars"`
 }
 
-// ToolResult is a call's result, after its message.
+// ToolResult is a call's result, after its message. ExitCode is the exit
+// status of the command a shell call ran (128+n when signal n ended it,
+// -1 when it was killed from outside); nil when the call ran no command.
+// A command that exits non-zero is not a tool error: the model reads its
+// output and status as a result.
 type ToolResult struct {
 	CallRef
 	IsError   bool   `json:"is_error,omitempty"`
 	ErrorCode string `json:"error_code,omitempty"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
 	Chars     int    `json:"chars"`
+}
+
+// Failed reports whether the call failed: a tool error, or a command
+// that exited with a status other than 0.
+func (t ToolResult) Failed() bool {
+	return t.IsError || (t.ExitCode != nil && *t.ExitCode != 0)
 }
 
 // ToolOffloaded says a call's output was too large for the transcript and

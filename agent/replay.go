@@ -333,7 +333,7 @@ func (p *replay) recordedResult(callID string) (toolOutcome, bool) {
 
 // outcome is a recorded tool message as a result.
 func (p *replay) outcome(m logMessage) toolOutcome {
-	return toolOutcome{content: m.Content, isError: m.IsError, code: m.ErrorCode, tokens: m.Tokens, recorded: true}
+	return toolOutcome{content: m.Content, isError: m.IsError, code: m.ErrorCode, exitCode: m.ExitCode, tokens: m.Tokens, recorded: true}
 }
 
 // toolOutcome is what a tool call resulted in, as the model reads it.
@@ -341,6 +341,9 @@ type toolOutcome struct {
 	content string
 	isError bool
 	code    string
+	// exitCode is the exit status of the command the call ran, for a
+	// shell call whose command ran.
+	exitCode *int
 	// tokens is the recorded size (0 when computed now); recorded is set
 	// for outcomes read from the log.
 	tokens   int

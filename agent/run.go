@@ -301,8 +301,10 @@ type logMessage struct {
 	// run has all of it from this one entry.
 	Usage      *model.Usage `json:"usage,omitempty"`
 	StopReason string       `json:"stop_reason,omitempty"`
-	// ErrorCode completes a tool error the same way.
+	// ErrorCode completes a tool error the same way; ExitCode a shell
+	// call's result with its command's exit status.
 	ErrorCode string `json:"error_code,omitempty"`
+	ExitCode  *int   `json:"exit_code,omitempty"`
 }
 
 // messageEvent shows a message in the event stream. An activation's
