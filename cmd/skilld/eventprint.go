@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -10,15 +11,22 @@ import (
 	"time"
 
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/callview"
 	"github.com/skilld/skilld/agent/model"
 )
 
 // How a trace shows tool output and the status line.
 const (
-	// outputLines is how many lines of a tool's output the trace shows;
-	// the rest is counted.
+	// outputLines is how many lines of a tool's output the trace shows
+	// when the call succeeded; the rest is counted.
 	outputLines = 6
-	// outputWidth cuts each shown line.
+	// failedLines is how many of a failed call's last lines the trace
+	// shows, uncut: enough for a Python traceback.
+	failedLines = 30
+	// commandLines is how many lines of a shell command the trace shows.
+	commandLines = 10
+	// outputWidth cuts each shown line of a call that succeeded, and the
+	// arguments of other tools.
 	outputWidth = 200
 	// statusDelay: a step shorter than this never shows the status line,
 	// so quick tool calls do not flicker.
@@ -35,11 +43,19 @@ const (
 type printer struct {
 	e    *env
 	json bool
+	// verbose shows every line of every call: its arguments and its
+	// output, uncut.
+	verbose bool
 	// taskID, when set, is the server task being followed: a call
 	// waiting for approval is answered with skilld tasks approve/deny.
 	taskID string
 
 	mu sync.Mutex
+	// result is a tool's message, waiting for the tool.result event after
+	// it, which says whether it failed and how its command exited.
+	result *agent.Message
+	// failed counts the calls shown as failed, for the task's last line.
+	failed int
 	// streamed is the text of the current model call shown so far; open
 	// says its line still waits for its newline.
 	streamed strings.Builder
@@ -58,6 +74,13 @@ type printer struct {
 
 func newPrinter(e *env, json bool) *printer {
 	return &printer{e: e, json: json}
+}
+
+// verboseFlag registers -v and --verbose, the printer's verbose.
+func verboseFlag(fs *flag.FlagSet) *bool {
+	v := fs.Bool("verbose", false, "show every line of every tool call: its arguments and all of its output")
+	fs.BoolVar(v, "v", false, "short for --verbose")
+	return v
 }
 
 // live turns on the status line when stderr is a terminal; close turns it
@@ -93,6 +116,7 @@ func (p *printer) close() {
 	p.stop = nil // the ticker draws nothing from now on
 	p.setStatus("")
 	p.endText()
+	p.showResult(nil)
 	p.mu.Unlock()
 	if stop != nil {
 		close(stop)
@@ -194,6 +218,11 @@ func (p *printer) event(ev agent.Event) {
 	}
 	p.clearStatus()
 	defer p.drawStatus()
+	if r, ok := ev.Payload.(agent.ToolResult); ok {
+		p.showResult(&r)
+		return
+	}
+	p.showResult(nil)
 	if m, ok := ev.Payload.(agent.Message); ok && m.Role == model.RoleAssistant {
 		p.assistant(m)
 		return
@@ -202,9 +231,12 @@ func (p *printer) event(ev agent.Event) {
 	w := p.e.stdout
 	switch d := ev.Payload.(type) {
 	case agent.Message:
-		if d.Role == model.RoleTool {
+		// An activation's result is not shown: the skill.activated line
+		// before it says what was loaded and its size (the message's own
+		// count is 4 tokens more, the framing every message costs).
+		if d.Role == model.RoleTool && d.Skill == "" {
 			p.status = ""
-			p.toolResult(d)
+			p.result = &d
 		}
 	case agent.SkillWithheld:
 		fmt.Fprintf(w, "skill %s withheld: %s\n", d.Skill, d.Rule)
@@ -241,7 +273,14 @@ func (p *printer) event(ev agent.Event) {
 		fmt.Fprintf(w, "catalog shortened to fit its budget: %s\n", d.Level)
 	case agent.TaskCompleted:
 		p.status = ""
-		fmt.Fprintf(w, "✓ completed\n")
+		switch p.failed {
+		case 0:
+			fmt.Fprintf(w, "✓ completed\n")
+		case 1:
+			fmt.Fprintf(w, "✓ completed, but 1 tool call failed (✗ above)\n")
+		default:
+			fmt.Fprintf(w, "✓ completed, but %d tool calls failed (✗ above)\n", p.failed)
+		}
 	case agent.TaskFailed:
 		p.status = ""
 		fmt.Fprintf(w, "✗ failed: %s\n", d.Error)
@@ -280,7 +319,7 @@ func (p *printer) environment(d agent.SkillEnvironment) {
 }
 
 // assistant shows a model's answer: what was not streamed already, and
-// the calls it makes, arguments as the model wrote them.
+// the calls it makes, their arguments as a person reads them.
 func (p *printer) assistant(m agent.Message) {
 	w := p.e.stdout
 	p.status = ""
@@ -291,47 +330,104 @@ func (p *printer) assistant(m agent.Message) {
 		fmt.Fprintf(w, "assistant: %s\n", m.Content)
 	}
 	for _, c := range m.ToolCalls {
-		fmt.Fprintf(w, "→ %s %s\n", c.Name, abbreviate(string(c.Arguments), outputWidth))
+		a := callview.ParseArgs(c.Name, c.Arguments)
+		if a.Command == "" {
+			fmt.Fprintf(w, "→ %s %s\n", c.Name, p.fit(a.String(), outputWidth))
+			continue
+		}
+		// A command as typed, one line of the trace per line of it.
+		name := c.Name
+		if len(a.Pairs) > 0 {
+			name += " (" + callview.Args{Pairs: a.Pairs}.String() + ")"
+		}
+		lines := strings.Split(a.Command, "\n")
+		more := 0
+		if !p.verbose {
+			lines, more = callview.Head(lines, commandLines)
+		}
+		for i, l := range lines {
+			if i == 0 {
+				fmt.Fprintf(w, "→ %s: %s\n", name, l)
+			} else {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
+		if more > 0 {
+			fmt.Fprintf(w, "    … %d more lines of the command (-v shows them)\n", more)
+		}
 	}
 }
 
-// toolResult shows a tool's output as lines, indented under the call,
-// cut after outputLines. An activation's result is not shown: the
-// skill.activated line before it says what was loaded and its size (the
-// message's own count is 4 tokens more, the framing every message costs).
-func (p *printer) toolResult(m agent.Message) {
-	if m.Skill != "" {
+// showResult shows the tool message waiting for its tool.result (ev; nil
+// when another event came first), indented under the call. A call that
+// succeeded shows its first lines, cut; a failed one (a tool error, a
+// command that exited non-zero) its last lines in full, where a
+// traceback's end is; then a command's exit status.
+func (p *printer) showResult(ev *agent.ToolResult) {
+	m := p.result
+	if m == nil {
 		return
 	}
+	p.result = nil
+	var exit *int
+	if ev != nil && ev.CallID == m.ToolCallID {
+		exit = ev.ExitCode
+	}
+	r := callview.NewResult(m.Content, m.IsError, exit)
+	failed := r.Failed()
+	lines := callview.Lines(r.Output)
+	var rows []string
+	switch {
+	case p.verbose:
+		rows = lines
+	case failed:
+		shown, earlier := callview.Tail(lines, failedLines)
+		if earlier > 0 {
+			rows = append(rows, fmt.Sprintf("… %d earlier lines (-v shows them)", earlier))
+		}
+		rows = append(rows, shown...)
+	default:
+		shown, more := callview.Head(lines, outputLines)
+		for _, l := range shown {
+			rows = append(rows, cutLine(l, outputWidth))
+		}
+		if more > 0 {
+			rows = append(rows, fmt.Sprintf("… %d more lines (-v shows them)", more))
+		}
+	}
+	w := p.e.stdout
 	prefix := "  ←"
-	if m.IsError {
+	if r.IsError {
 		prefix = "  ✗"
 	}
-	lines := strings.Split(strings.TrimRight(m.Content, "\n"), "\n")
-	for i, line := range lines {
-		if i == outputLines {
-			fmt.Fprintf(p.e.stdout, "    … %d more lines\n", len(lines)-i)
-			break
-		}
+	for i, row := range rows {
 		if i > 0 {
 			prefix = "   "
 		}
-		fmt.Fprintf(p.e.stdout, "%s %s\n", prefix, cutLine(line, outputWidth))
+		fmt.Fprintf(w, "%s %s\n", prefix, strings.ReplaceAll(strings.TrimRight(row, "\r"), "\t", "    "))
 	}
+	mark := "✓"
+	if failed {
+		mark = "✗"
+		p.failed++
+	}
+	if status := r.Status(); r.Exit != nil {
+		fmt.Fprintf(w, "  %s %s\n", mark, status)
+	}
+}
+
+// fit is s on one line, cut to n characters unless the trace is verbose.
+func (p *printer) fit(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if p.verbose {
+		return s
+	}
+	return cutLine(s, n)
 }
 
 // cutLine cuts one line of output to n characters, tabs shown as spaces.
 func cutLine(s string, n int) string {
 	s = strings.ReplaceAll(strings.TrimRight(s, "\r"), "\t", "    ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-// abbreviate puts s on one line, cut to n characters.
-func abbreviate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n]) + "…"
 	}

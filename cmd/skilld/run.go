@@ -13,6 +13,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/agent/callview"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/model/provider"
 	"github.com/skilld/skilld/agent/tokenizer"
@@ -41,6 +42,7 @@ type runFlags struct {
 	approve       string
 	maxIterations int
 	json          bool
+	verbose       *bool
 }
 
 func runRun(ctx context.Context, e *env, args []string) int {
@@ -71,6 +73,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&f.approve, "approve", "never", "tool calls that need approval: never (refuse), all (approve), ask (prompt on the terminal)")
 	fs.IntVar(&f.maxIterations, "max-iterations", agent.DefaultMaxIterations, "most model calls for the task")
 	fs.BoolVar(&f.json, "json", false, "print the events as JSON lines")
+	f.verbose = verboseFlag(fs)
 	pos, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -123,6 +126,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		f.cacheDir = filepath.Join(dir, "skilld", "skill-cache")
 	}
 	p := newPrinter(e, f.json)
+	p.verbose = *f.verbose
 	p.live()
 	defer p.close()
 	m := &models{opts: provider.Options{BaseURL: f.baseURL, APIKey: f.apiKey, OnRetry: p.retry}, tokens: tokenizer.NewCache(), encoding: f.encoding,
@@ -390,7 +394,8 @@ type terminalApprover struct {
 }
 
 func (t *terminalApprover) Approve(_ context.Context, req agent.ApprovalRequest) (bool, error) {
-	return ask(t.e, t.in, fmt.Sprintf("approve %s %s (%s)?", req.Tool, abbreviate(string(req.Arguments), 200), req.Reason)), nil
+	args := callview.ParseArgs(req.Tool, req.Arguments).String()
+	return ask(t.e, t.in, fmt.Sprintf("approve %s %s (%s)?", req.Tool, cutLine(strings.ReplaceAll(args, "\n", " "), 200), req.Reason)), nil
 }
 
 // mountRoot reports whether path is the root of a mount (a root server's

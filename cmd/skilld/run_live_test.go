@@ -115,7 +115,7 @@ func TestRunShowsProgress(t *testing.T) {
 	if strings.Count(out, "Counting") != 1 || !strings.Contains(out, "assistant: Counting lines.\n→ shell") {
 		t.Errorf("streamed text not shown exactly once:\n%s", out)
 	}
-	if !strings.Contains(out, "  ← 1\n    2\n    3\n    4\n    5\n    6\n    … 4 more lines\n") {
+	if !strings.Contains(out, "  ← 1\n    2\n    3\n    4\n    5\n    6\n    … 3 more lines (-v shows them)\n  ✓ exit 0\n") {
 		t.Errorf("tool output not shown as cut lines:\n%s", out)
 	}
 	if !strings.Contains(out, "assistant: Nine lines.\n✓ completed\n") {

@@ -38,6 +38,7 @@ func runTasksStart(ctx context.Context, e *env, args []string) int {
 		"when the task completes and 1 when it fails or is cancelled. The tool flags add a\n"+
 		"task-level tool policy, which can only narrow the workspace's and the agent's.")
 	follow := c.fs.Bool("follow", false, "show the task's events until it ends (with --json: one JSON line each)")
+	verbose := verboseFlag(c.fs)
 	var tools skilld.ToolPolicy
 	c.fs.Var((*stringList)(&tools.Denied), "deny", "refuse the tools this glob matches, such as 'shell*'; repeatable")
 	c.fs.Var((*stringList)(&tools.Allowed), "allow", "offer only the tools the globs match; repeatable")
@@ -73,7 +74,7 @@ func runTasksStart(ctx context.Context, e *env, args []string) int {
 	if !c.json {
 		fmt.Fprintf(e.stderr, "task: %s (%s)\n", t.ID, describeStatus(t))
 	}
-	return c.follow(ctx, t.ID)
+	return c.follow(ctx, t.ID, *verbose)
 }
 
 func runTasksList(ctx context.Context, e *env, args []string) int {
@@ -122,10 +123,11 @@ func runTasksFollow(ctx context.Context, e *env, args []string) int {
 		"server sends them) until the task has ended and every event was shown. A dropped\n"+
 		"connection is resumed after the last event shown, so none is shown twice. Exits 0\n"+
 		"when the task completed, 1 when it failed or was cancelled.")
+	verbose := verboseFlag(c.fs)
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	return c.follow(ctx, c.args[0])
+	return c.follow(ctx, c.args[0], *verbose)
 }
 
 // runTasksDecide answers a call waiting for approval.

@@ -40,10 +40,11 @@ func followBackoff(n int) time.Duration {
 // stream, until the task has ended and every event was shown. A stream
 // that drops is resumed after the last event shown (Last-Event-ID), so no
 // event is shown twice or left out; each reconnection is said on stderr
-// as it happens. It exits 0 when the task completed, 1 otherwise.
-func (c *apiCmd) follow(ctx context.Context, id string) int {
+// as it happens. It exits 0 when the task completed, 1 otherwise. verbose
+// shows every line of every tool call.
+func (c *apiCmd) follow(ctx context.Context, id string, verbose bool) int {
 	p := newPrinter(c.e, c.json)
-	p.taskID = id
+	p.taskID, p.verbose = id, verbose
 	defer p.close()
 	var last int64
 	ended := false // a task.completed or task.failed event was shown
