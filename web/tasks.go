@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
 	"sort"
 	"strconv"
@@ -96,21 +97,27 @@ type skillUse struct{ Name, Tokens, Placement string }
 type approval struct{ CallID, Tool, Reason string }
 
 type taskData struct {
-	Task      *skilld.Task
-	Agent     string
-	Events    []eventView
-	Requests  []request
-	Approvals []approval
-	LastSeq   int64
-	Cut       bool
+	Task  *skilld.Task
+	Agent string
+	// Conversation is the run as people read it; TurnsCut counts the
+	// earlier turns not shown.
+	Conversation []*turn
+	TurnsCut     int
+	Events       []eventView
+	Requests     []request
+	Approvals    []approval
+	LastSeq      int64
+	Cut          bool
 	// EventsCut and RequestsCut count the earlier entries not listed.
 	EventsCut, RequestsCut int
 }
 
 // What a task page lists at most: with their one-line summaries and
-// context tables these stay well under 100 KB.
+// context tables, and the conversation's own budget, these stay under
+// 100 KB. The raw events are the fewest: the conversation and the API say
+// more.
 const (
-	maxShownEvents   = 200
+	maxShownEvents   = 100
 	maxShownRequests = 20
 )
 
@@ -136,11 +143,13 @@ func (ui *UI) taskPage(w http.ResponseWriter, r *http.Request, s *session) {
 		}
 	}
 	waiting := map[string]approval{}
+	conv := newConversation(func(src string) template.HTML { return ui.renderMarkdown(src, "") })
 	for _, e := range entries {
 		ev, err := agent.EventOf(e.TaskID, e.Seq, e.CreatedAt, e.Kind, e.Payload)
 		if err != nil {
 			continue
 		}
+		conv.add(ev)
 		d.LastSeq = ev.Seq
 		d.Events = append(d.Events, eventView{Seq: ev.Seq, Type: ev.Type, Summary: summary(ev)})
 		switch p := ev.Payload.(type) {
@@ -160,6 +169,11 @@ func (ui *UI) taskPage(w http.ResponseWriter, r *http.Request, s *session) {
 	if n := len(d.Requests) - maxShownRequests; n > 0 {
 		d.Requests, d.RequestsCut = d.Requests[n:], n
 	}
+	shown := map[int64]bool{}
+	for _, rq := range d.Requests {
+		shown[rq.Seq] = true
+	}
+	d.Conversation, d.TurnsCut = conv.finish(t, shown)
 	// The log has the request before the task's status says it waits (the
 	// executor sets the status after logging), so a call asked and not yet
 	// decided is shown whenever the task is still going, not only once the
