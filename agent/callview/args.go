@@ -13,11 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-)
 
-// ShellTool is the built-in tool whose "command" argument is shown as
-// typed (agent.ToolShell; this package stays below agent).
-const ShellTool = "shell"
+	"github.com/skilld/skilld/agent"
+)
 
 // Args is a call's arguments as a person reads them: exactly one of
 // Command (a shell call's command, with its other arguments in Pairs),
@@ -50,7 +48,7 @@ func ParseArgs(tool string, raw json.RawMessage) Args {
 	if err != nil {
 		return Args{JSON: plainJSON(trimmed)}
 	}
-	if tool == ShellTool {
+	if tool == agent.ToolShell {
 		for i, p := range pairs {
 			if p.Key == "command" && p.isString {
 				return Args{Command: p.Value, Pairs: public(append(pairs[:i:i], pairs[i+1:]...))}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/skilld/skilld/agent"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -81,7 +83,7 @@ func FuzzParseArgs(f *testing.F) {
 			t.Fatalf("%q is no object but was read as one: %#v", raw, a)
 		}
 		n := len(a.Pairs)
-		if a.Command != "" || (tool == ShellTool && hasStringCommand(obj)) {
+		if a.Command != "" || (tool == agent.ToolShell && hasStringCommand(obj)) {
 			n++
 		}
 		if n < len(obj) {
