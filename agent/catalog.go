@@ -80,3 +80,34 @@ func cut(s string, n int) string {
 	}
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
+
+// CatalogFit says how a catalog fits the budget a run gives it.
+type CatalogFit struct {
+	Window, Budget, Tokens int
+	// Level names the detail kept, as catalog.shortened events do: "full",
+	// "no file lists", "descriptions shortened to 200 characters", …
+	Level string
+	// DescriptionCut is the length descriptions are cut to (200 or 60
+	// characters), 0 when they are whole, and -1 when only names remain.
+	DescriptionCut int
+}
+
+// FitCatalog renders the catalog of skills as a run with a context window
+// of window tokens and the default catalog share would (transcript
+// placement), and says how it fit: authoring tools use it to tell at which
+// windows a description would be cut, with the runtime's own renderer
+// rather than a copy of its rules.
+func FitCatalog(skills []Skill, window int, count func(string) int) CatalogFit {
+	budget := int(DefaultCatalogShare * float64(window))
+	_, level, tokens := renderCatalog(skills, catalogIntroTranscript, budget, count)
+	f := CatalogFit{Window: window, Budget: budget, Tokens: tokens, Level: catalogLevelNames[level]}
+	switch level {
+	case catalogShort:
+		f.DescriptionCut = 200
+	case catalogShorter:
+		f.DescriptionCut = 60
+	case catalogNamesOnly:
+		f.DescriptionCut = -1
+	}
+	return f
+}

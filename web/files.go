@@ -8,16 +8,13 @@ import (
 	"mime"
 	"net/http"
 	"path"
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/versiondiff"
 )
 
 // Display limits that keep a page under 100 KB: highlighting roughly
@@ -57,8 +54,8 @@ func (ui *UI) readFile(r *http.Request, s *session, id, p string, v int) (*servi
 	return f, data, err
 }
 
-// isText is the UI's test for a file shown as text: UTF-8 without NULs.
-func isText(b []byte) bool { return utf8.Valid(b) && !bytes.ContainsRune(b, 0) }
+// isText is the UI's test for a file shown as text, the one its diffs use.
+func isText(b []byte) bool { return versiondiff.IsText(b) }
 
 // filePage shows one file, highlighted, or a download link for a binary
 // file.
@@ -197,56 +194,33 @@ func (ui *UI) diffPage(w http.ResponseWriter, r *http.Request, s *session) {
 		ui.fail(w, r, s, err)
 		return
 	}
-	old, cur := map[string]skilld.PackageFile{}, map[string]skilld.PackageFile{}
-	var paths []string
-	for _, f := range a.Files {
-		old[f.Path] = f
-		paths = append(paths, f.Path)
-	}
-	for _, f := range b.Files {
-		cur[f.Path] = f
-		if _, ok := old[f.Path]; !ok {
-			paths = append(paths, f.Path)
-		}
-	}
-	slices.Sort(paths)
 	d := diffData{Skill: sk, From: from, To: to}
 	for n := sk.Version; n >= 1; n-- {
 		d.Versions = append(d.Versions, n)
 	}
 	shown := 0
-	for _, p := range paths {
-		fa, inA := old[p]
-		fb, inB := cur[p]
-		if inA && inB && fa.Digest == fb.Digest {
-			continue
-		}
-		fd := fileDiff{Path: p, Status: "changed"}
-		switch {
-		case !inA:
-			fd.Status = "added"
-		case !inB:
-			fd.Status = "removed"
-		}
+	for _, c := range versiondiff.Changes(a.Files, b.Files) {
+		p := c.Path
+		fd := fileDiff{Path: p, Status: string(c.Status)}
 		var ta, tb []byte
-		if inA {
+		if c.Status != versiondiff.Added {
 			if _, ta, err = ui.readFile(r, s, sk.ID, p, from); err != nil {
 				ui.fail(w, r, s, err)
 				return
 			}
 		}
-		if inB {
+		if c.Status != versiondiff.Removed {
 			if _, tb, err = ui.readFile(r, s, sk.ID, p, to); err != nil {
 				ui.fail(w, r, s, err)
 				return
 			}
 		}
-		if !isText(ta) || !isText(tb) {
+		text, binary := versiondiff.Unified(fmt.Sprintf("a/%s@%d", p, from), fmt.Sprintf("b/%s@%d", p, to), ta, tb)
+		if binary {
 			fd.Binary = true
 			d.Files = append(d.Files, fd)
 			continue
 		}
-		text := udiff.Unified(fmt.Sprintf("a/%s@%d", p, from), fmt.Sprintf("b/%s@%d", p, to), string(ta), string(tb))
 		for line := range strings.Lines(text) {
 			cost := len(line) + diffLineCost + strings.Count(line, "<")*3 + strings.Count(line, "&")*4
 			if shown+cost > maxShownDiff {

@@ -41,9 +41,9 @@ type env struct {
 	// interactive says that stdin is a terminal: someone is there to
 	// answer a question (before a delete), where a script is not.
 	interactive bool
-	// dir and home are the working and home directories that push, pull,
-	// sync and install resolve paths against; "" is the process's own.
-	// Tests set them rather than change the whole process's.
+	// dir and home are the working and home directories that init, push,
+	// pull, sync and install resolve paths against; "" is the process's
+	// own. Tests set them rather than change the whole process's.
 	dir, home string
 }
 
@@ -56,6 +56,8 @@ func commands() []command {
 		{"migrate", "apply database migrations", runMigrate},
 		{"fsck", "check stored blobs and packages, and remove unreferenced blobs (--repair)", runFsck},
 		{"validate", "check skills against the Agent Skills specification", runValidate},
+		{"init", "create a new skill folder with a SKILL.md to fill in", runInit},
+		{"lint", "report what makes skills hard for a model to select or use", runLint},
 		{"pack", "print the content digest and manifest of a skill package", runPack},
 		{"version", "print the skilld version", runVersion},
 		{"sandbox", "build root file systems for the sandbox", runGroup("sandbox", sandboxCommands())},

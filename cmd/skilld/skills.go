@@ -27,6 +27,7 @@ func skillsCommands() []command {
 		{"install", "install a catalog item (registry/name)", runSkillsInstall},
 		{"edit", "replace a skill's files with a folder, files or an archive, making a new version", runSkillsEditAny},
 		{"versions", "list a skill's versions", runSkillsVersions},
+		{"diff", "show what changed between two versions of a skill, as a unified diff", runSkillsDiff},
 		{"restore", "make an old version current again", runSkillsRestore},
 		{"delete", "delete a skill and its versions", runSkillsDelete},
 		{"files", "list the files of a skill version", runSkillsFiles},

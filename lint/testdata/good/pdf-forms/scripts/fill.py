@@ -1,0 +1,4 @@
+"""Fill a PDF form with JSON values."""
+import sys
+
+print(sys.argv[1:])

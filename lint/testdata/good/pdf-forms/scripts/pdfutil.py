@@ -1,0 +1,5 @@
+"""Shared helpers of the form scripts."""
+
+
+def open_form(path):
+    return path
