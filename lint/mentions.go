@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/skilld/skilld/pack"
 )
 
 // A file mentions a package file when its text holds the file's path:
@@ -102,27 +104,109 @@ func tokenAt(text string, i int, p string) bool {
 	return !pathRune(r) && r != '/'
 }
 
-// folderAt is tokenAt for a folder written with its final slash: nothing
-// of a path may follow it, else it is a file's path and not the folder's.
-func folderAt(text string, i int, dir string) bool {
-	if i > 0 {
-		r, _ := utf8.DecodeLastRuneInString(text[:i])
-		if pathRune(r) {
-			return false
-		}
-	}
-	r, _ := utf8.DecodeRuneInString(text[i+len(dir):])
-	return !pathRune(r)
+// fileSet is the files and folders of a package, indexed for the lookups
+// of mentionsIn.
+type fileSet struct {
+	files, dirs map[string]bool
+	// folded maps the lower-case form of each file's path to the path.
+	folded map[string]string
+	// odd are the files whose paths hold a character pathTokens ends a
+	// token at.
+	odd []string
 }
 
-// anywhere accepts every occurrence, for patterns that carry their own
-// delimiters.
-func anywhere(string, int, string) bool { return true }
+func newFileSet(paths []string) *fileSet {
+	fs := &fileSet{files: map[string]bool{}, dirs: map[string]bool{}, folded: map[string]string{}}
+	for _, p := range paths {
+		fs.files[p] = true
+		fs.folded[strings.ToLower(p)] = p
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			fs.dirs[d] = true
+		}
+		if strings.ContainsFunc(p, func(r rune) bool { return !pathRune(r) && r != '/' }) {
+			fs.odd = append(fs.odd, p)
+		}
+	}
+	return fs
+}
+
+// lookup finds a path written in a file of folder fromDir among set:
+// relative to that folder, else to the skill's root.
+func (fs *fileSet) lookup(set map[string]bool, fromDir, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	for _, c := range []string{path.Join(fromDir, p), path.Clean("/" + p)[1:]} {
+		if set[c] {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// foldedLookup is lookup among files with case ignored.
+func (fs *fileSet) foldedLookup(fromDir, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	for _, c := range []string{path.Join(fromDir, p), path.Clean("/" + p)[1:]} {
+		if f, ok := fs.folded[strings.ToLower(c)]; ok {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// pathToken is a run of path characters in a text, at a byte offset;
+// quoted says that backticks enclose it (`assets`).
+type pathToken struct {
+	text   string
+	at     int
+	quoted bool
+}
+
+// pathTokens returns the runs of path characters ("/" included) of text.
+func pathTokens(text string) []pathToken {
+	var out []pathToken
+	start := -1
+	for i, r := range text + " " {
+		if pathRune(r) || r == '/' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			quoted := start > 0 && text[start-1] == '`' && i < len(text) && text[i] == '`'
+			out = append(out, pathToken{text: text[start:i], at: start, quoted: quoted})
+			start = -1
+		}
+	}
+	return out
+}
+
+// tails returns p and each part of it after a "/" ("a/b/c", "b/c", "c"),
+// as long as a package path may be: a longer one names no file, and a
+// text of one long token costs no more than a package path's length
+// squared.
+func tails(p string) []string {
+	var out []string
+	start := max(0, len(p)-pack.MaxPathLen)
+	if start == 0 {
+		out = append(out, p)
+	}
+	for i := start; i < len(p)-1; i++ {
+		if p[i] == '/' {
+			out = append(out, p[i+1:])
+		}
+	}
+	return out
+}
 
 // mentionsIn returns what text, the content of the package file from,
 // mentions of the package's files and folders, each once with its first
 // line.
-func mentionsIn(from, text string, files, dirs map[string]bool) mentions {
+func mentionsIn(from, text string, fs *fileSet) mentions {
 	var m mentions
 	lines := newLineIndex(text)
 	seen := map[string]bool{from: true}
@@ -139,19 +223,15 @@ func mentionsIn(from, text string, files, dirs map[string]bool) mentions {
 			m.dirs = append(m.dirs, mention{path: d, line: lines.line(at)})
 		}
 	}
-	// resolve finds a path written in from: relative to its folder, as
-	// Markdown and imports mean it, else to the skill's root, as skills
-	// often write it.
+	// resolve finds a path a link or an import names.
 	resolve := func(p string, at int, kind mentionKind) bool {
-		for _, c := range []string{path.Join(fromDir, p), path.Clean("/" + p)[1:]} {
-			if files[c] {
-				addFile(c, at, kind)
-				return true
-			}
-			if dirs[c] {
-				addDir(c, at)
-				return true
-			}
+		if f, ok := fs.lookup(fs.files, fromDir, p); ok {
+			addFile(f, at, kind)
+			return true
+		}
+		if d, ok := fs.lookup(fs.dirs, fromDir, p); ok {
+			addDir(d, at)
+			return true
 		}
 		return false
 	}
@@ -169,7 +249,7 @@ func mentionsIn(from, text string, files, dirs map[string]bool) mentions {
 		if target == "" || resolve(target, l[0], byPath) {
 			continue
 		}
-		if f, ok := foldedFile(files, path.Join(fromDir, target)); ok {
+		if f, ok := fs.foldedLookup(fromDir, target); ok {
 			m.miscased = append(m.miscased, mention{path: f, line: lines.line(l[0]), written: target})
 			addFile(f, l[0], byPath)
 			continue
@@ -198,75 +278,63 @@ func mentionsIn(from, text string, files, dirs map[string]bool) mentions {
 	for _, l := range jsImport.FindAllStringSubmatchIndex(text, -1) {
 		spec := text[l[2]:l[3]]
 		for _, ext := range []string{"", ".js", ".mjs", ".cjs", ".ts", "/index.js"} {
-			if files[path.Join(fromDir, spec+ext)] {
-				addFile(path.Join(fromDir, spec+ext), l[0], byImport)
+			if p := path.Join(fromDir, spec+ext); fs.files[p] {
+				addFile(p, l[0], byImport)
 				break
 			}
 		}
 	}
 
-	lower := asciiLower(text)
-	for f := range files {
-		found := false
-		for _, written := range writtenAs(f, fromDir) {
-			if at := find(text, written, 0, tokenAt); at >= 0 {
-				addFile(f, at, byPath)
-				found = true
-				break
+	// Paths written in prose and code: each run of path characters, and
+	// each tail of it after a "/" (a folder prefix is allowed), is looked
+	// up; a sentence's final period is no part of a path.
+	var folded []mention
+	for _, tok := range pathTokens(text) {
+		word := strings.TrimRight(tok.text, ".")
+		if strings.HasSuffix(word, "/") {
+			for _, tail := range tails(strings.TrimRight(word, "/")) {
+				if d, ok := fs.lookup(fs.dirs, fromDir, tail); ok {
+					addDir(d, tok.at)
+				}
 			}
-		}
-		if found || seen[f] {
 			continue
 		}
+		if strings.HasPrefix(word, "./") || tok.quoted {
+			if d, ok := fs.lookup(fs.dirs, fromDir, strings.TrimPrefix(word, "./")); ok {
+				addDir(d, tok.at)
+			}
+		}
+		for _, tail := range tails(word) {
+			if f, ok := fs.lookup(fs.files, fromDir, tail); ok {
+				addFile(f, tok.at, byPath)
+			} else if f, ok := fs.foldedLookup(fromDir, tail); ok {
+				folded = append(folded, mention{path: f, line: lines.line(tok.at), written: tail, kind: byPath})
+			}
+		}
+	}
+	// Names with characters no token holds (spaces, parentheses) are
+	// searched for as written.
+	for _, f := range fs.odd {
 		for _, written := range writtenAs(f, fromDir) {
-			if at := find(lower, asciiLower(written), 0, tokenAt); at >= 0 {
-				m.miscased = append(m.miscased, mention{path: f, line: lines.line(at), written: text[at : at+len(written)]})
+			if at := find(text, written, 0, tokenAt); at >= 0 {
 				addFile(f, at, byPath)
 				break
 			}
 		}
 	}
-	for d := range dirs {
-		for _, written := range writtenAs(d, fromDir) {
-			at := find(text, written+"/", 0, folderAt)
-			if at < 0 {
-				at = find(text, "./"+written, 0, tokenAt)
-			}
-			if at < 0 {
-				at = find(text, "`"+written+"`", 0, anywhere)
-			}
-			if at >= 0 {
-				addDir(d, at)
-				break
-			}
+	// A path in another case than the file's counts only where the text
+	// never writes it right.
+	for _, f := range folded {
+		if !seen[f.path] {
+			seen[f.path] = true
+			m.miscased = append(m.miscased, f)
+			m.files = append(m.files, f)
 		}
 	}
 	for _, list := range [][]mention{m.files, m.dirs, m.miscased, m.broken} {
 		sort.Slice(list, func(i, j int) bool { return list[i].path < list[j].path })
 	}
 	return m
-}
-
-// asciiLower lowers the ASCII letters of s only, so that offsets in the
-// result are offsets in s (Unicode case mapping may change byte lengths).
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-// foldedFile returns the package file whose path equals p but for case.
-func foldedFile(files map[string]bool, p string) (string, bool) {
-	for f := range files {
-		if strings.EqualFold(f, p) {
-			return f, true
-		}
-	}
-	return "", false
 }
 
 // writtenAs returns how a file in fromDir may write the path p: as it is,

@@ -66,9 +66,11 @@ func isAside(p string) bool {
 func checkUnreferenced(s *skill) []Finding {
 	r := s.refs
 	var missing []string
+	isMissing := map[string]bool{}
 	for p := range r.files {
 		if !r.reached[p] && !isAside(p) && !under(p, r.coveredAny) {
 			missing = append(missing, p)
+			isMissing[p] = true
 		}
 	}
 	if len(missing) == 0 {
@@ -95,7 +97,7 @@ func checkUnreferenced(s *skill) []Finding {
 		for p := range r.files {
 			if strings.HasPrefix(p, d+"/") && !isAside(p) {
 				files = append(files, p)
-				all = all && slices.Contains(missing, p)
+				all = all && isMissing[p]
 			}
 		}
 		if !all || len(files) < 2 || reported[files[0]] {

@@ -10,7 +10,7 @@ import (
 
 // references are what SKILL.md, and the files it leads to, mention.
 type references struct {
-	files, dirs map[string]bool
+	*fileSet
 	// direct are the files SKILL.md mentions, with the line of the first
 	// mention.
 	direct map[string]int
@@ -34,14 +34,12 @@ type references struct {
 // findReferences follows the mentions from SKILL.md through every text
 // file they reach.
 func findReferences(s *skill) *references {
-	r := &references{files: map[string]bool{}, dirs: map[string]bool{}, direct: map[string]int{},
-		texts: map[string]string{}, mentions: map[string]mentions{}, reached: map[string]bool{s.file: true}, named: map[string]bool{}, imported: map[string]bool{}}
+	paths := make([]string, 0, s.pkg.Len())
 	for _, e := range s.pkg.Entries() {
-		r.files[e.Path] = true
-		for d := path.Dir(e.Path); d != "."; d = path.Dir(d) {
-			r.dirs[d] = true
-		}
+		paths = append(paths, e.Path)
 	}
+	r := &references{fileSet: newFileSet(paths), direct: map[string]int{},
+		texts: map[string]string{}, mentions: map[string]mentions{}, reached: map[string]bool{s.file: true}, named: map[string]bool{}, imported: map[string]bool{}}
 	queue := []string{s.file}
 	for len(queue) > 0 {
 		from := queue[0]
@@ -51,7 +49,7 @@ func findReferences(s *skill) *references {
 			continue
 		}
 		text := string(f.Data)
-		m := mentionsIn(from, text, r.files, r.dirs)
+		m := mentionsIn(from, text, r.fileSet)
 		r.texts[from], r.mentions[from] = text, m
 		r.order = append(r.order, from)
 		for _, d := range m.dirs {
