@@ -151,7 +151,7 @@ func TestParityCases(t *testing.T) {
 				{"rename invalid", "skills_edit_metadata", map[string]any{"id": n("parity"), "name": "Not Valid"}, skilld.EINVALID},
 				{"describe", "skills_edit_metadata", map[string]any{"id": n("parity"), "description": "Changed"}, ""},
 				{"edit content on a stale version", "skills_edit_content", map[string]any{"id": n("parity"), "files": map[string]string{"SKILL.md": md(n("parity"))}, "expected_version": 7}, skilld.ECONFLICT},
-				{"edit content", "skills_edit_content", map[string]any{"id": n("parity"), "files": map[string]string{"SKILL.md": md(n("parity")), "more.md": "x"}, "expected_version": 1}, ""},
+				{"edit content", "skills_edit_content", map[string]any{"id": n("parity"), "files": map[string]string{"SKILL.md": md(n("parity")), "more.md": "x"}, "expected_version": 2}, ""}, // "describe" made version 2
 				{"list files", "skills_list_files", map[string]any{"id": n("parity"), "version": 1}, ""},
 				{"get a missing file", "skills_get_file", map[string]any{"id": n("parity"), "path": "nope.md"}, skilld.ENOTFOUND},
 				{"get a file", "skills_get_file", map[string]any{"id": n("parity"), "path": "more.md"}, ""},
