@@ -30,7 +30,7 @@ func runFsck(ctx context.Context, e *env, args []string) int {
 	if len(pos) > 0 {
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
 	}
-	db, blobs, err := sf.openAll(ctx)
+	db, blobs, err := sf.openExisting(ctx)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld fsck: %s\n", errorText(err))
 		return exitFailure

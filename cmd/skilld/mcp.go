@@ -45,7 +45,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
-	db, blobs, err := sf.openAll(ctx)
+	db, blobs, err := sf.openExisting(ctx)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld mcp: %s\n", errorText(err))
 		return exitFailure

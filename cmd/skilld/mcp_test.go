@@ -259,7 +259,7 @@ func TestMCPCommandUsage(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr.String())
 	}
 	stderr.Reset()
-	code = run(t.Context(), []string{"mcp", "--data", t.TempDir(), "--token", "skd_wrong"}, &env{stdout: &bytes.Buffer{}, stderr: &stderr})
+	code = run(t.Context(), []string{"mcp", "--data", migratedDataDir(t), "--token", "skd_wrong"}, &env{stdout: &bytes.Buffer{}, stderr: &stderr})
 	if code != exitFailure || !strings.Contains(stderr.String(), "invalid, expired or revoked token") {
 		t.Errorf("bad token: exit %d: %s", code, stderr.String())
 	}

@@ -321,7 +321,7 @@ func localSkill(ctx context.Context, dir string, pkgs *agent.MemoryPackages) (ag
 
 // runStoredAgent records and runs a task of a stored agent.
 func runStoredAgent(ctx context.Context, e *env, f *runFlags, m *models, p *printer, input string) (skilld.TaskStatus, error) {
-	db, blobs, err := f.storage.openAll(ctx)
+	db, blobs, err := f.storage.openExisting(ctx)
 	if err != nil {
 		return "", err
 	}

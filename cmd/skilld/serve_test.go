@@ -88,7 +88,7 @@ func TestMigrate(t *testing.T) {
 
 func TestFsckCommand(t *testing.T) {
 	t.Parallel()
-	data := t.TempDir()
+	data := migratedDataDir(t)
 	code, out, errOut := runCLI(t, "fsck", "--data", data)
 	if code != exitOK || !strings.Contains(out, "checked 0 blobs") || !strings.Contains(out, "0 damaged, 0 missing") {
 		t.Errorf("empty store: exit %d\n%s%s", code, out, errOut)

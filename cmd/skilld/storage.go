@@ -6,9 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/blob/bloburl"
 	"github.com/skilld/skilld/store"
@@ -59,13 +61,40 @@ func (f *storageFlags) openDB(ctx context.Context, opts *store.Options) (store.S
 }
 
 // openAll opens the database and the blob store, closing the first if the
-// second fails.
+// second fails, creating both when they do not exist yet (serve).
 func (f *storageFlags) openAll(ctx context.Context) (store.Store, blob.Store, error) {
+	return f.open(ctx, storeurl.Open)
+}
+
+// openExisting opens a server's storage for a command that works on it
+// (mcp, fsck, run --agent, worker): a data dir or database that is not
+// there is refused, naming the flags that choose it, before anything is
+// created, instead of working on a new empty database where no token is
+// valid and no skill exists.
+func (f *storageFlags) openExisting(ctx context.Context) (store.Store, blob.Store, error) {
+	db, blobs, err := f.open(ctx, storeurl.OpenExisting)
+	if !errors.Is(err, storeurl.ErrNoDatabase) {
+		return db, blobs, err
+	}
+	where := "--db " + redactURL(f.db)
+	if f.db == "" {
+		where = "--data " + f.data
+		if data, aerr := filepath.Abs(f.data); aerr == nil {
+			if _, serr := os.Stat(data); errors.Is(serr, fs.ErrNotExist) {
+				err = skilld.Errorf(skilld.ENOTFOUND, "the data dir %s does not exist", data)
+			}
+		}
+	}
+	return nil, nil, skilld.Errorf(skilld.ENOTFOUND, "%s (%s): pass --data with the data dir skilld serve uses, or --db with its database URL; "+
+		"this command creates no storage (skilld serve does)", skilld.ErrorMessage(err), where)
+}
+
+func (f *storageFlags) open(ctx context.Context, openDB func(context.Context, string, *store.Options) (store.Store, error)) (store.Store, blob.Store, error) {
 	dbURL, blobsURL, err := f.urls()
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := storeurl.Open(ctx, dbURL, nil)
+	db, err := openDB(ctx, dbURL, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the database: %w", err)
 	}

@@ -51,7 +51,7 @@ func runWorker(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld worker: %s\n", errorText(err))
 		return exitFailure
 	}
-	db, blobs, err := sf.openAll(ctx)
+	db, blobs, err := sf.openExisting(ctx)
 	if err != nil {
 		return fail(err)
 	}
