@@ -226,3 +226,17 @@ func (s *Service) Bootstrap(ctx context.Context, secret string) (string, error) 
 	}
 	return secret, nil
 }
+
+// BootstrapTokenActive reports whether secret is an active token, without
+// counting as a use of it: a server started again with the bootstrap
+// token it was first started with is not ignoring it.
+func (s *Service) BootstrapTokenActive(ctx context.Context, secret string) (bool, error) {
+	t, err := s.db.TokenGetByHash(ctx, &store.TokenGetByHashParams{Hash: HashToken(secret)})
+	switch {
+	case skilld.ErrorCode(err) == skilld.ENOTFOUND:
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return t.Active(s.cfg.Now()), nil
+}

@@ -93,3 +93,40 @@ func TestServeBadBootstrapToken(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestServeBootstrapTokenIgnored: SKILLD_BOOTSTRAP_TOKEN on a data dir
+// that already has its admin is ignored, and the start says so with a
+// warning that names the way to mint another admin token; the ignored
+// value is not a token. The variable still holding the token it made is
+// not ignored (it is that token) and is not warned about.
+func TestServeBootstrapTokenIgnored(t *testing.T) {
+	const first = "skd_firstbootstraptoken0123456789"
+	t.Setenv("SKILLD_BOOTSTRAP_TOKEN", first)
+	data := t.TempDir()
+	_, stderr, stop := startServe(t, "--data", data)
+	if strings.Contains(stderr.String(), "level=WARN") {
+		t.Errorf("the first start warned: %s", stderr.String())
+	}
+	stop()
+
+	_, stderr, stop = startServe(t, "--data", data)
+	if strings.Contains(stderr.String(), "level=WARN") {
+		t.Errorf("a restart with the same token warned: %s", stderr.String())
+	}
+	stop()
+
+	const other = "skd_anotherbootstraptoken98765432"
+	t.Setenv("SKILLD_BOOTSTRAP_TOKEN", other)
+	url, stderr, stop := startServe(t, "--data", data)
+	defer stop()
+	warn := regexp.MustCompile(`level=WARN msg="SKILLD_BOOTSTRAP_TOKEN is set but ignored[^\n]*bootstrap[^\n]*`).FindString(stderr.String())
+	if warn == "" || !strings.Contains(warn, "skilld tokens create --admin --data "+data) || strings.Contains(stderr.String(), other) {
+		t.Errorf("no warning naming tokens create --admin, or the value shown: %s", stderr.String())
+	}
+	if code := status(t, url, other); code != 401 {
+		t.Errorf("the ignored token: %d", code)
+	}
+	if code := status(t, url, first); code != 200 {
+		t.Errorf("the admin token: %d", code)
+	}
+}

@@ -144,7 +144,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	defer tasks.stop()
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
 		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, StorageQuota: tf.quotaBytes, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
-	if err := bootstrap(ctx, e, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN")); err != nil {
+	if err := bootstrap(ctx, e, logger, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN"), sf.adminHint()); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
 	}
@@ -227,18 +227,28 @@ func shutdownHTTP(e *env, srv *http.Server, grace time.Duration) {
 // bootstrap prepares an empty database: workspace "default" and an
 // instance-admin token, with the given secret or a generated one that is
 // printed this once (only its hash is stored). A database that has
-// workspaces is left alone and nothing is printed. Two servers starting
-// together on one empty database may both try: the loser sees a conflict,
-// which means the other one did it.
-func bootstrap(ctx context.Context, e *env, svc *service.Service, secret string) error {
+// workspaces is left alone and nothing is printed, except a warning when
+// a secret was given that is not already a token: someone expects it to
+// work, and hint says how to mint an admin token instead. Two servers
+// starting together on one empty database may both try: the loser sees a
+// conflict, which means the other one did it.
+func bootstrap(ctx context.Context, e *env, logger *slog.Logger, svc *service.Service, secret, hint string) error {
 	got, err := svc.Bootstrap(ctx, secret)
 	switch {
 	case skilld.ErrorCode(err) == skilld.ECONFLICT:
 		return nil
 	case err != nil:
 		return fmt.Errorf("bootstrap: %w", err)
+	case got == "" && secret != "":
+		active, err := svc.BootstrapTokenActive(ctx, secret)
+		if err != nil {
+			return fmt.Errorf("bootstrap: %w", err)
+		}
+		if !active {
+			logger.Warn("SKILLD_BOOTSTRAP_TOKEN is set but ignored: this data dir already has workspaces and an admin token, " +
+				"and bootstrap runs only on an empty database; to mint another instance-admin token run: " + hint)
+		}
 	case got == "":
-		return nil
 	case secret != "":
 		fmt.Fprintf(e.stderr, "skilld: created workspace %q with an instance-admin token from SKILLD_BOOTSTRAP_TOKEN\n", service.BootstrapWorkspace)
 	default:

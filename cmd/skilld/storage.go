@@ -107,6 +107,19 @@ func (f *storageFlags) open(ctx context.Context, openDB func(context.Context, st
 	return db, blob.Marked(blobs), nil
 }
 
+// adminHint is the command that mints an instance-admin token on this
+// storage, for messages that point to it.
+func (f *storageFlags) adminHint() string {
+	if f.db != "" {
+		return "skilld tokens create --admin --db <this server's database URL>"
+	}
+	data, err := filepath.Abs(f.data)
+	if err != nil {
+		data = f.data
+	}
+	return "skilld tokens create --admin --data " + data
+}
+
 // workDir returns the folder for task sandboxes and the skill cache.
 func (f *storageFlags) workDir() (string, error) {
 	if f.work != "" {
