@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"time"
 
@@ -51,6 +52,28 @@ func (s *Service) CreateToken(ctx context.Context, a Actor, p CreateTokenParams)
 	if err := a.can(skilld.RoleAdmin); err != nil {
 		return nil, err
 	}
+	return s.createToken(ctx, a, p, false)
+}
+
+// CreateInstanceAdminToken creates an instance-admin token in the actor's
+// workspace, for an instance admin: the way back in for an operator who
+// lost every admin token and opens the storage directly (skilld tokens
+// create --admin). The API offers no such operation: a token made through
+// it is never an instance admin.
+func (s *Service) CreateInstanceAdminToken(ctx context.Context, a Actor, p CreateTokenParams) (*NewToken, error) {
+	if err := errors.Join(a.requireInstanceAdmin(), a.can(skilld.RoleAdmin)); err != nil {
+		return nil, err
+	}
+	if p.Role == "" {
+		p.Role = skilld.RoleAdmin
+	}
+	if p.Role != skilld.RoleAdmin {
+		return nil, invalidField("role", "an instance-admin token has the admin role, not %q", p.Role)
+	}
+	return s.createToken(ctx, a, p, true)
+}
+
+func (s *Service) createToken(ctx context.Context, a Actor, p CreateTokenParams, instanceAdmin bool) (*NewToken, error) {
 	name, err := DisplayName("name", p.Name)
 	if err != nil {
 		return nil, err
@@ -69,7 +92,7 @@ func (s *Service) CreateToken(ctx context.Context, a Actor, p CreateTokenParams)
 	}
 	secret := newSecret()
 	t, err := s.db.TokenCreate(ctx, &store.TokenCreateParams{
-		WorkspaceID: a.WorkspaceID, Name: name, Role: p.Role, Hash: HashToken(secret), CreatedBy: a.Name, ExpiresAt: expires,
+		WorkspaceID: a.WorkspaceID, Name: name, Role: p.Role, InstanceAdmin: instanceAdmin, Hash: HashToken(secret), CreatedBy: a.Name, ExpiresAt: expires,
 	})
 	if err != nil {
 		return nil, err

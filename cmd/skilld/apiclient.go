@@ -79,6 +79,12 @@ func (c *apiCmd) parse(args []string, min, max int) (code int, ok bool) {
 	if !ok {
 		return code, false
 	}
+	return c.accept(pos, min, max)
+}
+
+// accept checks the arguments parse left, for a command that parsed its
+// flags itself.
+func (c *apiCmd) accept(pos []string, min, max int) (code int, ok bool) {
 	switch {
 	case len(pos) < min:
 		return usageErrorf(c.fs, "missing arguments"), false

@@ -27,14 +27,20 @@ type storageFlags struct {
 }
 
 func (f *storageFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.data, "data", cmp.Or(os.Getenv("SKILLD_DATA"), "skilld-data"),
-		"directory for the default SQLite database and blob store (env SKILLD_DATA)")
-	secretVar(fs, &f.db, "db", "SKILLD_DB",
-		"metadata database `URL`: sqlite:///PATH or postgres://…; default sqlite in --data")
+	f.registerStores(fs)
 	fs.StringVar(&f.work, "work-dir", os.Getenv("SKILLD_WORK_DIR"),
 		"task sandboxes go in <work-dir>/sandboxes/<task id>/workspace and serve's skill cache in\n"+
 			"<work-dir>/skill-cache; a fast local file system helps (env SKILLD_WORK_DIR; default <data>/work).\n"+
 			"skilld run --skills uses a private temporary folder instead, and its cache is --cache-dir")
+}
+
+// registerStores registers the flags of the database and the blob store
+// only, for a command that runs no tasks.
+func (f *storageFlags) registerStores(fs *flag.FlagSet) {
+	fs.StringVar(&f.data, "data", cmp.Or(os.Getenv("SKILLD_DATA"), "skilld-data"),
+		"directory for the default SQLite database and blob store (env SKILLD_DATA)")
+	secretVar(fs, &f.db, "db", "SKILLD_DB",
+		"metadata database `URL`: sqlite:///PATH or postgres://…; default sqlite in --data")
 	fs.StringVar(&f.blobs, "blobs", os.Getenv("SKILLD_BLOBS"),
 		"blob store URL: file:///PATH or s3://BUCKET/PREFIX?endpoint=… (env SKILLD_BLOBS; default files in --data)")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -41,17 +42,36 @@ func runTokensSelf(ctx context.Context, e *env, args []string) int {
 }
 
 func runTokensCreate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "tokens create", "NAME --role admin|member|viewer [--expires-in DURATION]")
+	c := newAPICmd(e, "tokens create", "NAME --role admin|member|viewer [--expires-in DURATION]\n"+
+		"       skilld tokens create --admin [NAME] [--workspace WS] [storage flags]\n\n"+
+		"Creates a token in the workspace through the server and prints its secret once.\n\n"+
+		"With --admin it works on the server's storage instead, for an operator with access to\n"+
+		"its files (or its database) who lost the admin token: it creates an instance-admin\n"+
+		"token (NAME default "+adminTokenName+") in workspace \"default\" or --workspace. Give the\n"+
+		"storage flags serve runs with (--data, or --db); the server may be running meanwhile\n"+
+		"(SQLite in WAL mode takes the write) and accepts the token at once. A data dir or\n"+
+		"database that is not there is refused, and nothing is created.")
 	var p service.CreateTokenParams
 	role := c.fs.String("role", "", "admin, member or viewer")
 	c.fs.StringVar(&p.ExpiresIn, "expires-in", "", "lifetime such as 720h (default: no expiry)")
-	if code, ok := c.parse(args, 1, 1); !ok {
+	admin := c.fs.Bool("admin", false, "create an instance-admin token directly in the server's storage (no --server or --token)")
+	var sf storageFlags
+	sf.registerStores(c.fs)
+	pos, code, ok := parseArgs(c.fs, args)
+	if !ok {
+		return code
+	}
+	p.Role = skilld.Role(*role)
+	if *admin {
+		return createAdminToken(ctx, c, &sf, pos, p)
+	}
+	if code, ok := c.accept(pos, 1, 1); !ok {
 		return code
 	}
 	if *role == "" {
 		return usageErrorf(c.fs, "--role is required")
 	}
-	p.Name, p.Role = c.args[0], skilld.Role(*role)
+	p.Name = c.args[0]
 	t, ok := call(ctx, c, service.OpTokensCreate, p)
 	if !ok {
 		return exitFailure
@@ -59,10 +79,63 @@ func runTokensCreate(ctx context.Context, e *env, args []string) int {
 	if c.json {
 		return c.output(t, nil)
 	}
-	// The secret alone on stdout, so scripts can capture it.
-	fmt.Fprintln(e.stdout, t.Secret)
-	fmt.Fprintf(e.stderr, "created token %s (%s, role %s); save it: it will not be shown again\n", t.ID, t.Name, t.Role)
+	printSecret(e, t)
 	return exitOK
+}
+
+// adminTokenName is the name of a token tokens create --admin makes when
+// given none.
+const adminTokenName = "recovered-admin"
+
+// createAdminToken is tokens create --admin: the storage is opened
+// directly, and whoever can do that acts as its administrator.
+func createAdminToken(ctx context.Context, c *apiCmd, sf *storageFlags, pos []string, p service.CreateTokenParams) int {
+	e := c.e
+	switch {
+	case len(pos) > 1:
+		return usageErrorf(c.fs, "unexpected argument %q", pos[1])
+	case p.Role != "" && p.Role != skilld.RoleAdmin:
+		return usageErrorf(c.fs, "--admin makes an instance-admin token, whose role is admin; leave out --role %s", p.Role)
+	}
+	p.Name = adminTokenName
+	if len(pos) == 1 {
+		p.Name = pos[0]
+	}
+	db, blobs, err := sf.openExisting(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld tokens create: %s\n", errorText(err))
+		return exitFailure
+	}
+	defer db.Close()
+	defer blobs.Close()
+	svc := service.New(db, blobs, nil, service.Config{})
+	actor, err := svc.In(ctx, service.Actor{InstanceAdmin: true, Role: skilld.RoleAdmin, Name: "skilld tokens create --admin"},
+		cmp.Or(c.workspace, service.BootstrapWorkspace))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld tokens create: %s\n", errorText(err))
+		return exitFailure
+	}
+	t, err := svc.CreateInstanceAdminToken(ctx, actor, p)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld tokens create: %s\n", errorText(err))
+		return exitFailure
+	}
+	if c.json {
+		return c.output(t, nil)
+	}
+	printSecret(e, t)
+	return exitOK
+}
+
+// printSecret prints a new token's secret alone on stdout, so scripts can
+// capture it, and what it is on stderr.
+func printSecret(e *env, t *service.NewToken) {
+	fmt.Fprintln(e.stdout, t.Secret)
+	role := string(t.Role)
+	if t.InstanceAdmin {
+		role += ", instance admin"
+	}
+	fmt.Fprintf(e.stderr, "created token %s (%s, role %s); save it: it will not be shown again\n", t.ID, t.Name, role)
 }
 
 func runTokensList(ctx context.Context, e *env, args []string) int {
