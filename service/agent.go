@@ -257,6 +257,7 @@ func (s *Service) GetAgent(ctx context.Context, a Actor, p GetAgentParams) (*ski
 }
 
 type ListAgentsParams struct {
+	Skill     string `json:"skill,omitempty" query:"skill" jsonschema:"only the agents that have this skill (its ID or slug)"`
 	Page      int    `json:"page,omitempty" query:"page"`
 	PageSize  int    `json:"page_size,omitempty" query:"page_size"`
 	PageToken string `json:"page_token,omitempty" query:"page_token" jsonschema:"the next_page_token of the previous page (instead of page)"`
@@ -270,17 +271,29 @@ type AgentPage struct {
 	NextPageToken string          `json:"next_page_token,omitempty"`
 }
 
-// ListAgents lists the workspace's agents by name (viewers and up).
+// ListAgents lists the workspace's agents by name (viewers and up), or
+// only those that have a skill: what deleting the skill would change.
 func (s *Service) ListAgents(ctx context.Context, a Actor, p ListAgentsParams) (*AgentPage, error) {
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
+	var skillID string
+	if p.Skill != "" {
+		sk, err := s.skill(ctx, a, p.Skill)
+		if err != nil {
+			return nil, err
+		}
+		skillID = sk.ID
+	}
 	query := filterDigest(a.WorkspaceID)
+	if skillID != "" {
+		query = filterDigest(a.WorkspaceID, skillID)
+	}
 	pg, norm, err := keyed(Page{Page: p.Page, PageSize: p.PageSize}, p.PageToken, "agents", query)
 	if err != nil {
 		return nil, err
 	}
-	items, total, err := s.db.AgentList(ctx, &store.AgentListParams{WorkspaceID: a.WorkspaceID, Page: pg})
+	items, total, err := s.db.AgentList(ctx, &store.AgentListParams{WorkspaceID: a.WorkspaceID, SkillID: skillID, Page: pg})
 	if items == nil {
 		items = []*skilld.Agent{}
 	}

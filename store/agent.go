@@ -34,7 +34,9 @@ type AgentGetParams struct{ WorkspaceID, ID, Name string }
 
 type AgentListParams struct {
 	WorkspaceID string
-	Page        Page
+	// SkillID, when set, keeps only the agents that have that skill.
+	SkillID string
+	Page    Page
 }
 
 type AgentUpdateParams struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -212,15 +213,76 @@ func (c *apiCmd) editFromArchive(ctx context.Context, id string, archive []byte,
 }
 
 func runSkillsDelete(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "skills delete", "ID")
+	c := newAPICmd(e, "skills delete", "ID [--yes]\n\n"+
+		"Deletes a skill with all its versions, for good (members and up). The agents that\n"+
+		"have the skill lose it; they are named first. On a terminal it asks before deleting,\n"+
+		"unless --yes; from a script it does not ask, as tasks delete does not.")
+	yes := c.fs.Bool("yes", false, "delete without asking")
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
-	if _, ok := call(ctx, c, service.OpSkillsDelete, service.DeleteSkillParams{SkillRef: service.SkillRef{ID: c.args[0]}}); !ok {
+	sk, ok := call(ctx, c, service.OpSkillsGet, service.GetSkillParams{SkillRef: service.SkillRef{ID: c.args[0]}})
+	if !ok {
 		return exitFailure
 	}
-	fmt.Fprintf(e.stderr, "deleted %s\n", c.args[0])
+	users, err := agentsWithSkill(ctx, c, sk.ID)
+	if err != nil {
+		return c.fail(err)
+	}
+	question := fmt.Sprintf("delete skill %q and its versions?", sk.Name)
+	if len(users) > 0 {
+		fmt.Fprintf(e.stderr, "skill %q is used by %s: %s\n", sk.Name, plural(len(users), "agent"), listNames(users))
+		question = fmt.Sprintf("delete skill %q and its versions, and remove it from those agents?", sk.Name)
+	}
+	if !*yes && e.interactive && e.stdin != nil && !ask(e, bufio.NewReader(e.stdin), question) {
+		fmt.Fprintln(e.stderr, "not deleted")
+		return exitFailure
+	}
+	if _, ok := call(ctx, c, service.OpSkillsDelete, service.DeleteSkillParams{SkillRef: service.SkillRef{ID: sk.ID}}); !ok {
+		return exitFailure
+	}
+	removed := ""
+	if len(users) > 0 {
+		removed = "; removed from agents " + listNames(users)
+	}
+	fmt.Fprintf(e.stderr, "deleted skill %q (%s)%s\n", sk.Name, sk.ID, removed)
 	return exitOK
+}
+
+// agentsWithSkill names the workspace's agents that have the skill.
+func agentsWithSkill(ctx context.Context, c *apiCmd, skillID string) ([]string, error) {
+	var names []string
+	p := service.ListAgentsParams{Skill: skillID, PageSize: service.MaxPageSize}
+	for {
+		page, err := request(ctx, c, service.OpAgentsList, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range page.Items {
+			names = append(names, a.Name)
+		}
+		if page.NextPageToken == "" {
+			return names, nil
+		}
+		p.PageToken = page.NextPageToken
+	}
+}
+
+// plural is "1 agent", "2 agents".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// listNames joins names, the first 20 of them.
+func listNames(names []string) string {
+	const shown = 20
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:shown], ", ") + fmt.Sprintf(" and %d more", len(names)-shown)
 }
 
 func runSkillsVersions(ctx context.Context, e *env, args []string) int {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 
@@ -64,6 +65,17 @@ func testAgents(t *testing.T, open Opener) {
 	agents, total, err := s.AgentList(ctx(t), &store.AgentListParams{WorkspaceID: ws.ID})
 	if err != nil || total != 2 || len(agents) != 2 || agents[0].Name != "another" || len(agents[0].Skills) != 2 || len(agents[1].Skills) != 1 {
 		t.Errorf("list: %d agents, total %d, err %v", len(agents), total, err)
+	}
+	// The agents that have a skill: what deleting it changes.
+	for skill, want := range map[string]string{a1.ID: "another helper", a2.ID: "another", foreign.ID: ""} {
+		agents, total, err := s.AgentList(ctx(t), &store.AgentListParams{WorkspaceID: ws.ID, SkillID: skill})
+		var names []string
+		for _, a := range agents {
+			names = append(names, a.Name)
+		}
+		if got := strings.Join(names, " "); err != nil || got != want || total != len(agents) {
+			t.Errorf("agents with skill %s: %q, total %d, err %v; want %q", skill, got, total, err, want)
+		}
 	}
 	// Deleting a skill detaches it from every agent.
 	if err := s.SkillDelete(ctx(t), &store.SkillDeleteParams{WorkspaceID: ws.ID, ID: a1.ID}); err != nil {

@@ -125,11 +125,14 @@ func (q *Queries) loadAgentSkills(ctx context.Context, agents []*skilld.Agent) e
 
 func (q *Queries) AgentList(ctx context.Context, p *store.AgentListParams) ([]*skilld.Agent, int, error) {
 	pg := p.Page.Normalize()
+	cond, args := "workspace_id = ?", []any{p.WorkspaceID}
+	if p.SkillID != "" {
+		cond, args = cond+" AND id IN (SELECT agent_id FROM agent_skills WHERE skill_id = ?)", append(args, p.SkillID)
+	}
 	var total int
-	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM agents WHERE workspace_id = ?`, p.WorkspaceID).Scan(&total); err != nil {
+	if err := q.c.QueryRow(ctx, `SELECT COUNT(*) FROM agents WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, internal(err, "counting agents")
 	}
-	cond, args := "workspace_id = ?", []any{p.WorkspaceID}
 	if pg.After != "" {
 		cond, args, pg.Offset = cond+" AND name > ?", append(args, pg.After), 0
 	}
