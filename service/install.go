@@ -91,6 +91,28 @@ func (s *Service) installed(ctx context.Context, a Actor, itemID string) (*Skill
 	return v, nil
 }
 
+// InstalledItems returns the workspace's installs of the given catalog
+// items, by item ID; items it has not installed are absent (viewers and
+// up). It reads one install per item: callers pass one page of a catalog
+// list.
+func (s *Service) InstalledItems(ctx context.Context, a Actor, itemIDs []string) (map[string]*skilld.Install, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	out := map[string]*skilld.Install{}
+	for _, id := range itemIDs {
+		in, err := s.db.InstallGet(ctx, &store.InstallGetParams{WorkspaceID: a.WorkspaceID, ItemID: id})
+		switch {
+		case skilld.ErrorCode(err) == skilld.ENOTFOUND:
+		case err != nil:
+			return nil, err
+		default:
+			out[id] = in
+		}
+	}
+	return out, nil
+}
+
 // catalogItem finds an item by "registry/name" or by ID.
 func (s *Service) catalogItem(ctx context.Context, ref string) (*skilld.CatalogItem, error) {
 	if reg, name, ok := strings.Cut(ref, "/"); ok {

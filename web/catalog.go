@@ -11,6 +11,9 @@ type catalogItem struct {
 	*skilld.CatalogItem
 	Allowed bool
 	Verdict string
+	// Installed is the workspace's install of the item, nil when it has
+	// none: the page links to that skill instead of offering Install.
+	Installed *skilld.Install
 }
 
 type catalogData struct {
@@ -24,7 +27,8 @@ type catalogData struct {
 
 // catalogPage lists registries and items (catalog.registries.list,
 // catalog.items.list) with the workspace's install policy verdict for
-// each (policy.get, evaluated by service.Decide, the rule installs use).
+// each (policy.get, evaluated by service.Decide, the rule installs use)
+// and the workspace's install of each, if any.
 func (ui *UI) catalogPage(w http.ResponseWriter, r *http.Request, s *session) {
 	ui.showCatalog(w, r, s, http.StatusOK, nil, "")
 }
@@ -48,8 +52,17 @@ func (ui *UI) showCatalog(w http.ResponseWriter, r *http.Request, s *session, st
 		ui.fail(w, r, s, err)
 		return
 	}
+	ids := make([]string, len(items.Items))
+	for i, it := range items.Items {
+		ids[i] = it.ID
+	}
+	installs, err := ui.svc.InstalledItems(ctx, s.actor, ids)
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
 	for _, it := range items.Items {
-		ci := catalogItem{CatalogItem: it, Allowed: true, Verdict: "allowed by the install policy"}
+		ci := catalogItem{CatalogItem: it, Allowed: true, Verdict: "allowed by the install policy", Installed: installs[it.ID]}
 		if wh := service.Decide(pol.InstallRules, it.Registry, it.Trust); wh != nil {
 			ci.Allowed, ci.Verdict = false, "refused by "+wh.String()
 		}
