@@ -121,6 +121,14 @@ func (r *run) shell(ctx context.Context, p shellParams) (string, error) {
 
 func (r *run) readFile(ctx context.Context, p readFileParams) (string, error) {
 	b, err := r.cfg.Sandbox.ReadFile(ctx, p.Path, MaxReadFile)
+	note := ""
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+		var actual string
+		if actual, err = r.caseMiss(ctx, p.Path, err); actual != "" {
+			b, err = r.cfg.Sandbox.ReadFile(ctx, actual, MaxReadFile)
+			note = fmt.Sprintf("[no file %s: this is %s]", cleanOr(p.Path), actual)
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -149,6 +157,12 @@ func (r *run) readFile(ctx context.Context, p readFileParams) (string, error) {
 			next = fmt.Sprintf("; continue with offset %d", end+1)
 		}
 		text += fmt.Sprintf("[lines %d–%d of %d%s]", offset, end, len(lines), next)
+	}
+	if note != "" {
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += note
 	}
 	return text, nil
 }

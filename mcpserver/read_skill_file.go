@@ -27,12 +27,18 @@ func (s *Server) readSkillFileTool() *tool.Tool {
 			if err != nil {
 				return "", err
 			}
-			data, _, err := s.readFile(ctx, sk, p.Path, MaxFileRead)
+			data, f, err := s.readFile(ctx, sk, p.Path, MaxFileRead)
+			// The model spells a file as the skill's own text does, which
+			// may differ in case from the file (REFERENCE.md for
+			// reference.md): the one file it can mean is read instead.
+			if actual, ok := service.CaseOnlyMatch(err); ok {
+				data, f, err = s.readFile(ctx, sk, actual, MaxFileRead)
+			}
 			if err != nil {
 				return "", err
 			}
 			if !utf8.Valid(data) {
-				return "", skilld.Errorf(skilld.EINVALID, "file %q of skill %q is binary; read it as the resource %s", p.Path, sk.Name, fileURI(sk.Name, p.Path))
+				return "", skilld.Errorf(skilld.EINVALID, "file %q of skill %q is binary; read it as the resource %s", f.Path, sk.Name, fileURI(sk.Name, f.Path))
 			}
 			return string(data), nil
 		})
@@ -65,7 +71,9 @@ func (s *Server) readVersionFile(ctx context.Context, sk *skilld.Skill, list *se
 	f, err := s.svc.GetSkillFile(ctx, s.actor, p)
 	if err != nil {
 		if skilld.ErrorCode(err) == skilld.ENOTFOUND {
-			return nil, skilld.PackageFile{}, skilld.Errorf(skilld.ENOTFOUND, "skill %q has no file %q; activate_skill lists its files", sk.Name, path)
+			// The cause stays: it says which file a case-only miss meant.
+			return nil, skilld.PackageFile{}, &skilld.Error{Code: skilld.ENOTFOUND,
+				Message: fmt.Sprintf("skill %q has no file %q; activate_skill lists its files", sk.Name, path), Err: err}
 		}
 		return nil, skilld.PackageFile{}, err
 	}

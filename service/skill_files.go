@@ -150,7 +150,7 @@ func (s *Service) GetSkillFile(ctx context.Context, a Actor, p GetSkillFileParam
 			return &SkillFile{PackageFile: f, Body: io.NopCloser(bytes.NewReader(data))}, nil
 		}
 	}
-	return nil, skilld.Errorf(skilld.ENOTFOUND, "file %q not found in version %d of skill %q", p.Path, list.Version, sk.Name)
+	return nil, fileMiss(sk.Name, list, p.Path)
 }
 
 type ReplaceSkillFilesParams struct {

@@ -34,6 +34,15 @@ func New(svc *service.Service, actor service.Actor) ([]*tool.Tool, error) {
 		}
 		t, err := tool.NewForType(op.Tool, op.Summary, op.Params, func(ctx context.Context, p any) (any, error) {
 			out, err := op.Call(ctx, svc, actor, p)
+			// A model spells a file as the skill's own text does, which
+			// may differ in case from the file: the one file it can mean
+			// is read instead, and the result names it.
+			if actual, ok := service.CaseOnlyMatch(err); ok {
+				if fp, ok := fileParams(p); ok {
+					fp.Path = actual
+					out, err = op.Call(ctx, svc, actor, fp)
+				}
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -55,6 +64,17 @@ func New(svc *service.Service, actor service.Actor) ([]*tool.Tool, error) {
 		tools = append(tools, t)
 	}
 	return tools, nil
+}
+
+// fileParams returns the parameters of skills_get_file, as decoded.
+func fileParams(p any) (service.GetSkillFileParams, bool) {
+	switch v := p.(type) {
+	case service.GetSkillFileParams:
+		return v, true
+	case *service.GetSkillFileParams:
+		return *v, true
+	}
+	return service.GetSkillFileParams{}, false
 }
 
 // FileContent is what skills_get_file returns: the file's metadata and its
