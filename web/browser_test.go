@@ -277,15 +277,26 @@ func chromeAdminScenario(t *testing.T, srv *chromeServer, b *chromeTab) {
 			if len(verdicts) != 2 || !strings.Contains(strings.Join(verdicts, "|"), "refused") || !strings.Contains(strings.Join(verdicts, "|"), "allowed") {
 				b.fail("the verdicts are %q, want one allowed and one refused", verdicts)
 			}
-			// The refused item's install is refused by the service, naming the rule.
-			refusedItem := `form.install:has(input[name="item"][value="shady/release-notes"])`
-			chromeRefused(b, refusedItem, `install policy rule 1 (deny registry "shady")`)
+			// The refused item's Install button is disabled, and what
+			// describes it to a screen reader is the verdict naming the rule.
+			refused := chromeGet(b, "read the refused item's button", chromedp.Evaluate[[]string](`(() => {
+				const btn = document.querySelector('button[aria-label="Install shady/release-notes"]');
+				const why = btn && document.getElementById(btn.getAttribute("aria-describedby"));
+				return btn ? [String(btn.disabled), why ? why.textContent : ""] : [];
+			})()`))
+			if len(refused) != 2 || refused[0] != "true" || !strings.Contains(refused[1], `install policy rule 1 (deny registry "shady")`) {
+				b.fail("the refused item's button (disabled, description): %q", refused)
+			}
 			b.shot("catalog-install-refused")
 			form := `form.install:has(input[name="item"][value="acme/commit-message"])`
 			if code := b.submit(form); code != http.StatusOK {
 				b.fail("install: %d", code)
 			}
 			b.waitText("#result", "Installed")
+			// The installed item is marked with its version, instead of a button.
+			if items := b.text("#items"); !strings.Contains(items, "Installed: version 1") {
+				b.fail("#items after the install is %q", items)
+			}
 			var sk struct {
 				CatalogItem string `json:"catalog_item"`
 			}
