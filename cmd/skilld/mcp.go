@@ -36,8 +36,6 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	switch {
 	case len(pos) > 0:
 		return usageErrorf(fs, "unexpected argument %q", pos[0])
-	case token == "":
-		return usageErrorf(fs, "no token: pass --token or set SKILLD_TOKEN")
 	case *window <= 0:
 		return usageErrorf(fs, "--context-window must be positive, not %d", *window)
 	}
@@ -45,6 +43,8 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageErrorf(fs, "%s", errorText(err))
 	}
+	// The storage before the token: a client started in the wrong folder
+	// is told about --data first, whatever else is missing.
 	db, blobs, err := sf.openExisting(ctx)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld mcp: %s\n", errorText(err))
@@ -52,6 +52,9 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	}
 	defer db.Close()
 	defer blobs.Close()
+	if token == "" {
+		return usageErrorf(fs, "no token: pass --token or set SKILLD_TOKEN")
+	}
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: importer.DefaultAPIURL, Token: os.Getenv("SKILLD_GITHUB_TOKEN")}, service.Config{})
 	actor, err := svc.Authenticate(ctx, token)
 	// Without a workspace the actor stays in its token's own.

@@ -254,7 +254,7 @@ func seedMCPWorkspace(t *testing.T, data string) string {
 func TestMCPCommandUsage(t *testing.T) {
 	t.Setenv("SKILLD_TOKEN", "")
 	var stderr bytes.Buffer
-	code := run(t.Context(), []string{"mcp", "--data", t.TempDir()}, &env{stdout: &bytes.Buffer{}, stderr: &stderr})
+	code := run(t.Context(), []string{"mcp", "--data", migratedDataDir(t)}, &env{stdout: &bytes.Buffer{}, stderr: &stderr})
 	if code != exitUsage || !strings.Contains(stderr.String(), "no token: pass --token or set SKILLD_TOKEN") {
 		t.Errorf("exit %d: %s", code, stderr.String())
 	}

@@ -17,10 +17,11 @@ func TestMissingDataDirRefused(t *testing.T) {
 	t.Setenv("SKILLD_BLOBS", "")
 	const token = "skd_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	commands := map[string][]string{
-		"mcp":    {"mcp", "--token", token},
-		"fsck":   {"fsck"},
-		"run":    {"run", "--agent", "helper", "--model", "openai:gpt-4o-mini", "hello"},
-		"worker": {"worker", "--temporal", "127.0.0.1:1", "--sandbox", "unsafe-host"},
+		"mcp":                 {"mcp", "--token", token},
+		"mcp without a token": {"mcp"},
+		"fsck":                {"fsck"},
+		"run":                 {"run", "--agent", "helper", "--model", "openai:gpt-4o-mini", "hello"},
+		"worker":              {"worker", "--temporal", "127.0.0.1:1", "--sandbox", "unsafe-host"},
 	}
 	for name, args := range commands {
 		t.Run(name, func(t *testing.T) {
