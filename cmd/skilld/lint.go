@@ -140,9 +140,3 @@ func printLint(w io.Writer, reports []lint.Report) {
 		plural(counts[lint.Error], "error"), plural(counts[lint.Warning], "warning"), plural(counts[lint.Info], "info"))
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
