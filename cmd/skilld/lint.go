@@ -139,4 +139,3 @@ func printLint(w io.Writer, reports []lint.Report) {
 	fmt.Fprintf(w, "%d %s linted: %s, %s, %s\n", len(reports), noun,
 		plural(counts[lint.Error], "error"), plural(counts[lint.Warning], "warning"), plural(counts[lint.Info], "info"))
 }
-
