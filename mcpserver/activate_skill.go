@@ -62,6 +62,12 @@ func (s *Server) activate(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if ok, err := s.svc.ModelInvocable(ctx, list); err != nil {
+		return "", err
+	} else if !ok {
+		// As unknown to the model as a skill that is not there.
+		return "", skilld.Errorf(skilld.ENOTFOUND, "no skill named %q is available in this workspace; list_skills shows the available ones", name)
+	}
 	files := make([]string, len(list.Files))
 	var md []byte
 	for i, f := range list.Files {

@@ -203,15 +203,19 @@ func (s *Server) refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(skills))
-	for i, sk := range skills {
-		names[i] = sk.Name
-	}
+	names := make([]string, 0, len(skills))
 	uris := map[string]*mcp.Resource{}
 	for _, sk := range skills {
 		files, err := s.files(ctx, sk)
 		if err != nil {
 			return err
+		}
+		// A skill only its user may invoke stays out of the model's
+		// choices; its files are still resources a person may read.
+		if ok, err := s.svc.ModelInvocable(ctx, files); err != nil {
+			return err
+		} else if ok {
+			names = append(names, sk.Name)
 		}
 		for _, f := range files.Files {
 			if f, err = s.served(ctx, sk, files, f); err != nil {

@@ -10,6 +10,15 @@ import (
 	"github.com/skilld/skilld/skillmd"
 )
 
+// ModelInvocable reports whether a model may pick the skill of the listed
+// version (its SKILL.md does not disable model invocation, nor Codex's
+// agents/openai.yaml implicit invocation): surfaces that offer skills to a
+// model (MCP's activate_skill) leave the others out.
+func (s *Service) ModelInvocable(ctx context.Context, files *SkillFiles) (bool, error) {
+	noModel, _, err := s.invocationOf(ctx, files.Digest, files.Files)
+	return !noModel, err
+}
+
 // invocationOf says who may activate the package's skill: its SKILL.md's
 // client fields and Codex's agents/openai.yaml, read once per package
 // digest (packages never change) and remembered.
