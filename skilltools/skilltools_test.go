@@ -124,7 +124,7 @@ func TestToolset(t *testing.T) {
 	if err := f.call(t, "skills_edit_metadata", map[string]any{"id": sk.ID, "description": "Notes, better"}, &got); err != nil || got.Description != "Notes, better" {
 		t.Fatalf("edit metadata: %+v %v", got.Skill, err)
 	}
-	if err := f.call(t, "skills_edit_content", map[string]any{"id": sk.ID, "files": map[string]string{"SKILL.md": md}, "expected_version": 1}, &got); err != nil || got.Version != 2 {
+	if err := f.call(t, "skills_edit_content", map[string]any{"id": sk.ID, "files": map[string]string{"SKILL.md": md}, "expected_version": 2}, &got); err != nil || got.Version != 3 { // the metadata edit made version 2
 		t.Fatalf("edit content: %+v %v", got.Skill, err)
 	}
 	var files service.SkillFiles
