@@ -34,6 +34,7 @@ func (s *Service) DeleteTask(ctx context.Context, a Actor, p DeleteTaskParams) e
 		return err
 	}
 	s.event(ctx, a, a.WorkspaceID, "task.deleted", t.ID)
+	s.stored.forget(a.WorkspaceID) // its room is there for the next start
 	// The task is gone either way; storage that could not be freed is
 	// garbage fsck --repair removes, not a broken task, so it is not
 	// reported as a failed delete.

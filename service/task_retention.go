@@ -102,6 +102,7 @@ pages:
 					continue
 				}
 				deleted++
+				s.stored.forget(w.ID)
 				packages, blobs = append(packages, res.Packages...), append(blobs, res.Outputs...)
 			}
 		}
