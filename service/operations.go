@@ -82,7 +82,7 @@ var (
 	OpSkillsCreateFromArchive = newOp("skills.create_from_archive", "skills_create_from_archive", "Create a skill from a zip, tar or tar.gz archive", (*Service).CreateSkillFromArchive)
 	OpSkillsImportGitHub      = newOp("skills.import_github", "skills_import_github", "Import skills from a GitHub repository", (*Service).ImportGitHub)
 	OpSkillsImportPath        = newOp("skills.import_path", "", "Import a skill from a folder on the server (admins, when enabled)", (*Service).ImportPath)
-	OpSkillsEditMetadata      = newOp("skills.edit_metadata", "skills_edit_metadata", "Rename a skill or change its description", (*Service).UpdateSkillMetadata)
+	OpSkillsEditMetadata      = newOp("skills.edit_metadata", "skills_edit_metadata", "Rename a skill or change its description: a new version whose SKILL.md says so", (*Service).UpdateSkillMetadata)
 	OpSkillsEditContent       = newOp("skills.edit_content", "skills_edit_content", "Replace a skill's files, making a new version", (*Service).ReplaceSkillFiles)
 	OpSkillsEditFromArchive   = newOp("skills.edit_from_archive", "", "Replace a skill's files with a zip, tar or tar.gz archive, making a new version", (*Service).ReplaceSkillFilesFromArchive)
 	OpSkillsDelete            = newOpNoResult("skills.delete", "skills_delete", "Delete a skill and its versions", (*Service).DeleteSkill)
