@@ -343,3 +343,36 @@ func TestEverySkillWithheld(t *testing.T) {
 	a, _ := agent.New(agent.Config{Model: m, Window: 100000, Tokenizer: runeCounter{}, Skills: []agent.Skill{sk}, Packages: pkgs})
 	collect(t, a, agent.Task{ID: "t", Input: "x"})
 }
+
+// TestCatalogShortenedNamesSkills: the catalog.shortened event names the
+// skills whose entry lost something at its level, and only those: a short
+// description without files keeps its whole entry until names only.
+func TestCatalogShortenedNamesSkills(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	p, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("x")}}, pack.Limits{})
+	digest := pkgs.Add(p)
+	skills := []agent.Skill{
+		{ID: "1", Name: "terse", Description: "Short. Use when asked.", Digest: digest, Files: []string{"SKILL.md"}},
+		{ID: "2", Name: "wordy", Description: strings.Repeat("Explains at length. ", 20), Digest: digest, Files: []string{"SKILL.md"}},
+		{ID: "3", Name: "filed", Description: "Has files. Use when filing.", Digest: digest, Files: []string{"SKILL.md", "a.sh", "b.sh"}},
+	}
+	size := func(level int) int { return runeCounter{}.Count(agent.CatalogText(skills, level)) }
+	for _, tt := range []struct {
+		window int
+		level  string
+		want   string
+	}{
+		{(size(0) - 1) * 50, "no file lists", "filed"},
+		{(size(1) - 1) * 50, "descriptions shortened to 200 characters", "wordy filed"},
+		{(size(3) - 1) * 50, "names only", "terse wordy filed"},
+	} {
+		m := script(t, func(t *testing.T, req *model.Request) *model.Response {
+			return &model.Response{Message: model.Message{Content: "ok"}}
+		})
+		a, _ := agent.New(agent.Config{Model: m, Window: tt.window, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs})
+		short := payloads[agent.CatalogShortened](collect(t, a, agent.Task{ID: "t", Input: "x"}))
+		if len(short) != 1 || short[0].Level != tt.level || strings.Join(short[0].Skills, " ") != tt.want {
+			t.Errorf("window %d: %+v, want %s naming %q", tt.window, short, tt.level, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Catalog detail levels, from most to least: the catalog is shortened one
@@ -71,6 +72,28 @@ func catalogText(skills []Skill, intro string, level int) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// shortenedAt names the skills whose catalog entry loses something at
+// level: its file list, or description text past the level's cut.
+func shortenedAt(skills []Skill, level int) []string {
+	var out []string
+	for _, s := range skills {
+		desc := utf8.RuneCountInString(strings.Join(strings.Fields(s.Description), " "))
+		lost := level >= catalogNoFiles && len(s.Files) > 1
+		switch level {
+		case catalogShort:
+			lost = lost || desc > 200
+		case catalogShorter:
+			lost = lost || desc > 60
+		case catalogNamesOnly:
+			lost = lost || desc > 0
+		}
+		if lost {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 func cut(s string, n int) string {

@@ -119,6 +119,11 @@ type CatalogShortened struct {
 	Tokens     int    `json:"tokens"`
 	Budget     int    `json:"budget"`
 	OverBudget bool   `json:"over_budget"`
+	// Skills names the skills whose entry lost something at this level
+	// (their file list, part of their description, or all of it), at
+	// most the first 200; SkillsMore counts the others.
+	Skills     []string `json:"skills,omitempty"`
+	SkillsMore int      `json:"skills_more,omitempty"`
 }
 
 // Message is a message of the transcript as the event stream shows it:

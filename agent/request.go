@@ -56,7 +56,9 @@ func (r *run) prepare(ctx context.Context) {
 	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
 	text, level, tokens := renderCatalog(r.disclosed, r.res.catalogIntro(), budget, r.count)
 	if level > catalogFull {
-		r.emit(ctx, CatalogShortened{Level: catalogLevelNames[level], Tokens: tokens, Budget: budget, OverBudget: tokens > budget})
+		short, more := capped(shortenedAt(r.disclosed, level))
+		r.emit(ctx, CatalogShortened{Level: catalogLevelNames[level], Tokens: tokens, Budget: budget, OverBudget: tokens > budget,
+			Skills: short, SkillsMore: more})
 	}
 	// When the policy denies activate_skill, the catalog goes with it.
 	if r.baseOffers(ActivateSkill) {
