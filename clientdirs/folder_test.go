@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skilld/skilld/internal/testtree"
 	"github.com/skilld/skilld/pack"
 )
 
@@ -26,38 +27,7 @@ func pkgOf(t *testing.T, files map[string]string) *pack.Package {
 	return p
 }
 
-// tree lists a folder as path → content, with "*" after executables'
-// paths, and fails on anything that is not a folder or a regular file.
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if !info.Mode().IsRegular() {
-			t.Errorf("%s is not a regular file", p)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if info.Mode().Perm()&0o111 != 0 {
-			rel += "*"
-		}
-		out[filepath.ToSlash(rel)] = string(data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
+func tree(t *testing.T, dir string) map[string]string { return testtree.Read(t, dir) }
 
 func names(t *testing.T, dir string) []string {
 	t.Helper()
