@@ -105,31 +105,29 @@ func TestQueryPlans(t *testing.T) {
 // TestTaskResultsBackfill: migration 7 fills the results of tasks an older
 // version wrote, from their logs.
 func TestTaskResultsBackfill(t *testing.T) {
-	url := storetest.FreshPostgresURL(t)
-	storetest.TaskResultsBackfill(t, func(t *testing.T) store.Store { return storetest.OpenPostgresAt(t, url) }, func(t *testing.T) {
-		c, err := pgx.Connect(t.Context(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(t.Context(), storetest.RevertTaskResults); err != nil {
-			t.Fatal(err)
-		}
-	})
+	open, revert := reopening(t, storetest.RevertTaskResults)
+	storetest.TaskResultsBackfill(t, open, revert)
 }
 
 // TestStorageUsageBackfill: migration 10 counts the log bytes of tasks an
 // older version wrote.
 func TestStorageUsageBackfill(t *testing.T) {
+	open, revert := reopening(t, storetest.RevertStorageUsage)
+	storetest.StorageUsageBackfill(t, open, revert)
+}
+
+// reopening opens one fresh database each time, and reverts a migration
+// on it with revertSQL while it is closed.
+func reopening(t *testing.T, revertSQL string) (open func(t *testing.T) store.Store, revert func(t *testing.T)) {
 	url := storetest.FreshPostgresURL(t)
-	storetest.StorageUsageBackfill(t, func(t *testing.T) store.Store { return storetest.OpenPostgresAt(t, url) }, func(t *testing.T) {
+	return func(t *testing.T) store.Store { return storetest.OpenPostgresAt(t, url) }, func(t *testing.T) {
 		c, err := pgx.Connect(t.Context(), url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close(context.Background())
-		if _, err := c.Exec(t.Context(), storetest.RevertStorageUsage); err != nil {
+		if _, err := c.Exec(t.Context(), revertSQL); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}
 }

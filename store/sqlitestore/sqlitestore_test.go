@@ -110,43 +110,35 @@ func ptr[T any](v T) *T { return &v }
 // TestTaskResultsBackfill: migration 7 fills the results of tasks an older
 // version wrote, from their logs.
 func TestTaskResultsBackfill(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "skilld.db")
-	storetest.TaskResultsBackfill(t, func(t *testing.T) store.Store {
-		s, err := sqlitestore.Open(t.Context(), path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}, func(t *testing.T) {
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(storetest.RevertTaskResults); err != nil {
-			t.Fatal(err)
-		}
-	})
+	open, revert := reopening(t, storetest.RevertTaskResults)
+	storetest.TaskResultsBackfill(t, open, revert)
 }
 
 // TestStorageUsageBackfill: migration 10 counts the log bytes of tasks an
 // older version wrote.
 func TestStorageUsageBackfill(t *testing.T) {
+	open, revert := reopening(t, storetest.RevertStorageUsage)
+	storetest.StorageUsageBackfill(t, open, revert)
+}
+
+// reopening opens one database file each time, and reverts a migration
+// on it with revertSQL while it is closed.
+func reopening(t *testing.T, revertSQL string) (open func(t *testing.T) store.Store, revert func(t *testing.T)) {
 	path := filepath.Join(t.TempDir(), "skilld.db")
-	storetest.StorageUsageBackfill(t, func(t *testing.T) store.Store {
-		s, err := sqlitestore.Open(t.Context(), path, nil)
-		if err != nil {
-			t.Fatal(err)
+	return func(t *testing.T) store.Store {
+			s, err := sqlitestore.Open(t.Context(), path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}, func(t *testing.T) {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(revertSQL); err != nil {
+				t.Fatal(err)
+			}
 		}
-		return s
-	}, func(t *testing.T) {
-		db, err := sql.Open("sqlite", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := db.Exec(storetest.RevertStorageUsage); err != nil {
-			t.Fatal(err)
-		}
-	})
 }

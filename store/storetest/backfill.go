@@ -20,13 +20,19 @@ const RevertTaskResults = `ALTER TABLE tasks DROP COLUMN output; ALTER TABLE tas
 // for a failure with no logged event. open opens the same database each
 // time; revert runs RevertTaskResults on it while it is closed.
 func TaskResultsBackfill(t *testing.T, open func(t *testing.T) store.Store, revert func(t *testing.T)) {
+	s, ids := refilled(t, open, revert)
+	defer s.Close()
+	checkTaskResults(t, s, ids)
+}
+
+// refilled writes fillTaskResults' tasks, closes the store, reverts a
+// migration and opens the store again, which runs it.
+func refilled(t *testing.T, open func(t *testing.T) store.Store, revert func(t *testing.T)) (store.Store, []string) {
 	s := open(t)
 	ids := fillTaskResults(t, s)
 	s.Close()
 	revert(t)
-	s = open(t)
-	defer s.Close()
-	checkTaskResults(t, s, ids)
+	return open(t), ids
 }
 
 func fillTaskResults(t *testing.T, s store.Store) (ids []string) {
@@ -108,11 +114,7 @@ const RevertStorageUsage = `ALTER TABLE tasks DROP COLUMN log_bytes; ALTER TABLE
 // tasks written before it, each task's exactly as its entries read back.
 // open and revert are TaskResultsBackfill's, reverting RevertStorageUsage.
 func StorageUsageBackfill(t *testing.T, open func(t *testing.T) store.Store, revert func(t *testing.T)) {
-	s := open(t)
-	ids := fillTaskResults(t, s)
-	s.Close()
-	revert(t)
-	s = open(t)
+	s, ids := refilled(t, open, revert)
 	defer s.Close()
 	for _, id := range ids {
 		task, err := s.TaskGet(t.Context(), &store.TaskGetParams{ID: id})
