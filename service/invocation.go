@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/skilld/skilld"
@@ -37,22 +36,13 @@ func (s *Service) invocationOf(ctx context.Context, digest string, files []skill
 		default:
 			continue
 		}
-		if *into, err = s.readBlob(ctx, f.Digest); err != nil {
-			return false, false, fmt.Errorf("reading %s of package %s: %w", f.Path, digest, err)
+		if *into, err = s.packages.ReadFile(ctx, f); err != nil {
+			return false, false, fmt.Errorf("package %s: %w", digest, err)
 		}
 	}
 	noModel, noUser = skillmd.Invocation(skillMD, codex)
 	s.invocations.put(digest, invocationFlags{noModel, noUser})
 	return noModel, noUser, nil
-}
-
-func (s *Service) readBlob(ctx context.Context, digest string) ([]byte, error) {
-	rc, err := s.blobs.Open(ctx, digest)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
 }
 
 type invocationFlags struct{ noModel, noUser bool }
