@@ -124,6 +124,11 @@ type CatalogShortened struct {
 	// most the first 200; SkillsMore counts the others.
 	Skills     []string `json:"skills,omitempty"`
 	SkillsMore int      `json:"skills_more,omitempty"`
+	// Listed names the skills the catalog lists, by name, when not even
+	// every name fits its budget (level "some names"); Unlisted counts
+	// the disclosed skills left out, which search_skills still finds.
+	Listed   []string `json:"listed,omitempty"`
+	Unlisted int      `json:"unlisted,omitempty"`
 }
 
 // Message is a message of the transcript as the event stream shows it:
