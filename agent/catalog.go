@@ -113,7 +113,14 @@ type CatalogFit struct {
 	// DescriptionCut is the length descriptions are cut to (200 or 60
 	// characters), 0 when they are whole, and -1 when only names remain.
 	DescriptionCut int
+	// Shortened names the skills whose entry loses something at Level
+	// (its file list or description text), in catalog order.
+	Shortened []string
 }
+
+// CatalogWindows are the context windows authoring tools show a catalog
+// at: the common sizes of today's models.
+func CatalogWindows() []int { return []int{32_000, 128_000, 200_000, 1_000_000} }
 
 // FitCatalog renders the catalog of skills as a run with a context window
 // of window tokens and the default catalog share would (transcript
@@ -123,7 +130,7 @@ type CatalogFit struct {
 func FitCatalog(skills []Skill, window int, count func(string) int) CatalogFit {
 	budget := int(DefaultCatalogShare * float64(window))
 	_, level, tokens := renderCatalog(skills, catalogIntroTranscript, budget, count)
-	f := CatalogFit{Window: window, Budget: budget, Tokens: tokens, Level: catalogLevelNames[level]}
+	f := CatalogFit{Window: window, Budget: budget, Tokens: tokens, Level: catalogLevelNames[level], Shortened: shortenedAt(skills, level)}
 	switch level {
 	case catalogShort:
 		f.DescriptionCut = 200

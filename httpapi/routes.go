@@ -182,6 +182,7 @@ func Routes() []Route {
 		route(get, ws+"/agents/{id}", service.OpAgentsGet, ok, none, RoleViewer),
 		route(patch, ws+"/agents/{id}", service.OpAgentsUpdate, ok, json, RoleMember),
 		route(del, ws+"/agents/{id}", service.OpAgentsDelete, noContent, none, RoleMember),
+		route(get, ws+"/agents/{id}/catalog", service.OpAgentsCatalog, ok, none, RoleViewer),
 		routeResult(get, ws+"/agents/{id}/.well-known/agent-card.json", service.OpAgentsCard, RoleViewer, ReplyCard, agentCardReply),
 		route(get, ws+DiscoveryIndexPath, service.OpDiscoveryIndex, ok, none, RoleViewer),
 		routeResult(get, ws+DiscoveryArchivePath, service.OpDiscoveryArchive, RoleViewer, ReplyArchive, archiveReply),

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/internal/units"
 )
 
 // MaxBodyTokens is the longest SKILL.md body that lint accepts. The body
@@ -24,7 +25,7 @@ func checkBodyLong(s *skill) []Finding {
 	below := int(float64(whole) / agent.DefaultEntryShare)
 	return []Finding{{File: s.file, Line: s.bodyLine, Message: fmt.Sprintf(
 		"body is %d tokens, over %d: in windows under about %s tokens an activation shows only its opening; move details into references/ files that SKILL.md links to",
-		n, MaxBodyTokens, windowName(roundUp(below, 1000)))}}
+		n, MaxBodyTokens, units.Window(roundUp(below, 1000)))}}
 }
 
 func roundUp(n, unit int) int { return (n + unit - 1) / unit * unit }

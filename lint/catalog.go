@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/internal/units"
 )
 
 // CatalogSkills is the agent size description-catalog-budget assumes: a
@@ -13,10 +14,8 @@ import (
 // depends on the skills beside it; twenty is a workspace's worth.
 const CatalogSkills = 20
 
-// catalogWindows are the context windows description-catalog-budget
-// renders the catalog for, in tokens; the rule fires when the description
-// is cut at FailWindow or above.
-func catalogWindows() []int { return []int{32_000, 128_000, 200_000, 1_000_000} }
+// description-catalog-budget renders the catalog at agent.CatalogWindows;
+// the rule fires when the description is cut at FailWindow or above.
 
 // FailWindow is the smallest window at which a cut description is a
 // warning: today's common window. Cuts only in smaller windows are not
@@ -38,7 +37,7 @@ func checkDescCatalog(s *skill) []Finding {
 	}
 	var cut []string
 	fails := false
-	for _, w := range catalogWindows() {
+	for _, w := range agent.CatalogWindows() {
 		fit := agent.FitCatalog(skills, w, s.opts.Count)
 		if fit.DescriptionCut == 0 {
 			continue
@@ -47,7 +46,7 @@ func checkDescCatalog(s *skill) []Finding {
 		if fit.DescriptionCut < 0 {
 			how = "out (names only)"
 		}
-		cut = append(cut, fmt.Sprintf("%s: cut %s", windowName(w), how))
+		cut = append(cut, fmt.Sprintf("%s: cut %s", units.Window(w), how))
 		fails = fails || w >= FailWindow
 	}
 	if !fails {
@@ -55,12 +54,4 @@ func checkDescCatalog(s *skill) []Finding {
 	}
 	return s.descFinding("description is %d tokens: in the catalog of a %d-skill agent (%.0f%% of the window) it would be cut at these windows: %s; put what selects the skill in the first 200 characters and shorten the rest",
 		s.opts.Count(d), CatalogSkills, agent.DefaultCatalogShare*100, strings.Join(cut, "; "))
-}
-
-// windowName writes a window size the way models are described: 128k, 1M.
-func windowName(tokens int) string {
-	if tokens >= 1_000_000 && tokens%1_000_000 == 0 {
-		return fmt.Sprintf("%dM", tokens/1_000_000)
-	}
-	return fmt.Sprintf("%dk", tokens/1000)
 }

@@ -108,6 +108,7 @@ var (
 	OpAgentsGet        = newOp("agents.get", "", "Get an agent", (*Service).GetAgent)
 	OpAgentsUpdate     = newOp("agents.update", "", "Change an agent", (*Service).UpdateAgent)
 	OpAgentsDelete     = newOpNoResult("agents.delete", "", "Delete an agent", (*Service).DeleteAgent)
+	OpAgentsCatalog    = newOp("agents.catalog", "", "Show how an agent's skill catalog fits its budget at its window and the common ones: which skills are shortened or listed by name only", (*Service).AgentCatalog)
 	OpAgentsCard       = newOp("agents.card", "", "Describe an agent and the skills it discloses (served as an A2A agent card)", (*Service).AgentCard)
 	OpDiscoveryIndex   = newOp("discovery.index", "", "List the workspace's disclosed skills as an Agent Skills discovery index", (*Service).DiscoveryIndex)
 	OpDiscoveryArchive = newOp("discovery.archive", "", "Download a disclosed skill as the reproducible zip its discovery entry names", (*Service).SkillArchive)
@@ -167,6 +168,7 @@ func Operations() []Operation {
 		OpAgentsGet.Operation,
 		OpAgentsUpdate.Operation,
 		OpAgentsDelete.Operation,
+		OpAgentsCatalog.Operation,
 		OpAgentsCard.Operation,
 		OpDiscoveryIndex.Operation,
 		OpDiscoveryArchive.Operation,

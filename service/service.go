@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/store"
@@ -33,6 +34,8 @@ type Service struct {
 	stored ttlCache[int64]
 	// invocations remembers who may activate each package's skill.
 	invocations invocationCache
+	// tokens counts catalogs as the agents' models would (AgentCatalog).
+	tokens *tokenizer.Cache
 }
 
 // Config holds the service's settings; the zero value is safe.
@@ -80,6 +83,7 @@ func New(db store.Store, blobs blob.Store, github GitHubFetcher, cfg Config) *Se
 		github:   github,
 		cfg:      cfg,
 		lists:    newListCache(),
+		tokens:   tokenizer.NewCache(),
 	}
 	if cfg.Executor != nil {
 		s.exec = cfg.Executor(s)

@@ -44,11 +44,14 @@ type agentForm struct {
 }
 
 type agentData struct {
-	Agent  *skilld.Agent // nil for a new agent
-	Form   agentForm
-	Skills []skillChoice
-	Error  string
-	Saved  bool
+	Agent *skilld.Agent // nil for a new agent
+	// Catalog is how the agent's catalog fits its budget (nil for a new
+	// agent, or when it cannot be told).
+	Catalog *service.AgentCatalog
+	Form    agentForm
+	Skills  []skillChoice
+	Error   string
+	Saved   bool
 }
 
 func formOf(a *skilld.Agent) agentForm {
@@ -77,6 +80,8 @@ func (ui *UI) agentPage(w http.ResponseWriter, r *http.Request, s *session) {
 			return
 		}
 		d.Agent, d.Form = a, formOf(a)
+		// The fit is a help, not the page: the editor shows without it.
+		d.Catalog, _ = ui.svc.AgentCatalog(r.Context(), s.actor, service.AgentCatalogParams{AgentRef: service.AgentRef{ID: id}})
 	}
 	ui.showAgent(w, r, s, http.StatusOK, d)
 }

@@ -272,6 +272,11 @@ func TestAgentEditor(t *testing.T) {
 	}
 	// Editing keeps what the form does not show and clears what it empties.
 	ep := b.get("/ui/agents/" + a.ID)
+	// The page says how the catalog fits, the agent's own window marked.
+	if fit := element(t, ep, "catalog-fit"); !strings.Contains(fit, "Skills listed to the model: 1,") ||
+		!strings.Contains(fit, `<tr class="agent-window"><td>32k (this agent)</td><td>full</td>`) {
+		t.Errorf("catalog fit section:\n%s", fit)
+	}
 	p = b.post("/ui/agents/"+a.ID, url.Values{"csrf": {csrfOf(t, ep)}, "name": {"helper"}, "model": {"openai:gpt-4o"}, "tools_denied": {"shell"}})
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("update: %d\n%s", p.status, p.body)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/httpapi"
+	"github.com/skilld/skilld/internal/units"
 	"github.com/skilld/skilld/service"
 )
 
@@ -127,7 +128,9 @@ func funcs() template.FuncMap {
 			}
 			return fmt.Sprintf("%d B", n)
 		},
-		"join": strings.Join,
+		"join":    strings.Join,
+		"window":  units.Window,
+		"percent": func(share float64) float64 { return share * 100 },
 	}
 }
 

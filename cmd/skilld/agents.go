@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/units"
 	"github.com/skilld/skilld/service"
 )
 
@@ -187,11 +188,12 @@ func runAgentsGet(ctx context.Context, e *env, args []string) int {
 // printAgent shows an agent; in the table its skills are named, each
 // looked up in the workspace (the API answers their IDs).
 func (c *apiCmd) printAgent(ctx context.Context, ag *skilld.Agent) int {
-	var names []string
+	var names, catalog []string
 	if !c.json {
 		for _, s := range ag.Skills {
 			names = append(names, c.skillName(ctx, s.SkillID))
 		}
+		catalog = c.catalogRows(ctx, ag.ID)
 	}
 	return c.output(ag, func(w io.Writer) {
 		row(w, "id", ag.ID)
@@ -214,11 +216,50 @@ func (c *apiCmd) printAgent(ctx context.Context, ag *skilld.Agent) int {
 			}
 			row(w, "skill", fmt.Sprintf("%s (%s, %s)", names[i], pin, s.SkillID))
 		}
+		for _, line := range catalog {
+			row(w, "catalog", line)
+		}
 		for _, d := range ag.Warnings {
 			row(w, "warning", d.Message)
 		}
 		row(w, "updated", when(&ag.UpdatedAt))
 	})
+}
+
+// catalogRows say how the agent's catalog fits its budget: at each
+// window where skills lose part of their entry, which ones; then the
+// windows where it fits whole.
+func (c *apiCmd) catalogRows(ctx context.Context, id string) []string {
+	cat, err := request(ctx, c, service.OpAgentsCatalog, service.AgentCatalogParams{AgentRef: service.AgentRef{ID: id}})
+	if err != nil {
+		return []string{"(not known: " + skilld.ErrorMessage(err) + ")"}
+	}
+	if cat.Listed == 0 {
+		return nil
+	}
+	var out, whole []string
+	for _, w := range cat.Windows {
+		name := units.Window(w.Window)
+		if w.Agent {
+			name += " (this agent's window)"
+		}
+		if len(w.Shortened) == 0 && w.Fits {
+			whole = append(whole, name)
+			continue
+		}
+		line := fmt.Sprintf("%s: %s, %d of %d skills shortened", name, w.Level, len(w.Shortened)+w.ShortenedMore, cat.Listed)
+		if !w.Fits {
+			line = fmt.Sprintf("%s: over budget even with names only (%d of %d tokens)", name, w.Tokens, w.Budget)
+		}
+		if len(w.Shortened) > 0 {
+			line += " (" + short(strings.Join(w.Shortened, ", "), 120) + ")"
+		}
+		out = append(out, line)
+	}
+	if len(whole) > 0 {
+		out = append(out, "whole at "+strings.Join(whole, ", "))
+	}
+	return out
 }
 
 // skillName is the name of a workspace skill, or a note saying why it is

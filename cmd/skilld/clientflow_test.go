@@ -144,8 +144,9 @@ func clientFlow(t *testing.T, s *apiServer) {
 		t.Errorf("agents create: %v", ag)
 	}
 	if out := s.ok(t, viewer, "team-b", "agents", "get", "reviewer"); !strings.Contains(out, "skill        lint (current version, ") ||
-		!strings.Contains(out, "skill        pdf-tools (version 1, "+id+")") || !strings.Contains(out, "context      window 64000, placement context") {
-		t.Errorf("agents get does not name the skills:\n%s", out)
+		!strings.Contains(out, "skill        pdf-tools (version 1, "+id+")") || !strings.Contains(out, "context      window 64000, placement context") ||
+		!strings.Contains(out, "catalog      whole at 32k, 64k (this agent's window), 128k, 200k, 1M") {
+		t.Errorf("agents get does not name the skills or the catalog's fit:\n%s", out)
 	}
 	u := s.okJSON(t, member, "team-b", "agents", "update", "reviewer", "--model", "m2", "--max-messages", "10")
 	want["max_messages"] = 10.0

@@ -25,3 +25,11 @@ func Bytes(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
+
+// Window writes a window size the way models are described: 128k, 1M.
+func Window(tokens int) string {
+	if tokens >= 1_000_000 && tokens%1_000_000 == 0 {
+		return fmt.Sprintf("%dM", tokens/1_000_000)
+	}
+	return fmt.Sprintf("%dk", tokens/1000)
+}
