@@ -39,16 +39,24 @@ type activation struct {
 }
 
 // activateTool builds activate_skill: its skill_name is an enum of exactly
-// the disclosed skills, so the model cannot invent one.
+// the disclosed skills, so the model cannot invent one. A catalog that
+// does not list every skill (level some names) has thousands of them: the
+// enum would be larger than the catalog's whole budget, so there is none,
+// and the name is checked when the tool is called (unknownSkill).
 func (r *run) activateTool() *tool.Tool {
-	names := make([]any, len(r.disclosed))
-	for i, s := range r.disclosed {
-		names[i] = s.Name
+	name := &jsonschema.Schema{Type: "string", Description: "the name of the skill to activate, from the list of available skills"}
+	if r.cat.level == catalogSomeNames {
+		name.Description = "the exact name of the skill to activate: one the list of available skills shows, or search_skills found"
+	} else {
+		name.Enum = make([]any, len(r.disclosed))
+		for i, s := range r.disclosed {
+			name.Enum[i] = s.Name
+		}
 	}
 	schema := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
-			"skill_name": {Type: "string", Enum: names, Description: "the name of the skill to activate, from the list of available skills"},
+			"skill_name": name,
 		},
 		Required:             []string{"skill_name"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -84,13 +92,13 @@ func (r *run) activateWith(ctx context.Context, name string, inv *invocation) (s
 	s, ok := r.byName[name]
 	switch {
 	case !ok:
-		return "", skilld.Errorf(skilld.ENOTFOUND, "skill '%s' is not attached to this agent", name)
+		return "", r.unknownSkill(name)
 	case s.Withheld != "":
 		return "", skilld.Errorf(skilld.EFORBIDDEN, "skill '%s' is withheld by %s", name, s.Withheld)
 	case s.NoModelInvocation && inv == nil:
 		// Not in the catalog nor the enum: as unknown to the model as a
 		// skill that is not attached.
-		return "", skilld.Errorf(skilld.ENOTFOUND, "skill '%s' is not attached to this agent", name)
+		return "", r.unknownSkill(name)
 	}
 	entryLimit := int(r.cfg.EntryShare * float64(r.cfg.Window))
 	var (

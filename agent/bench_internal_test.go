@@ -49,6 +49,7 @@ func benchRun(b *testing.B, counter Counter, n, msgs int) *run {
 		r.byName[s.Name] = s
 	}
 	builtins, _ := r.builtinTools()
+	r.planCatalog()
 	r.tools = append([]*tool.Tool{r.activateTool()}, builtins...)
 	r.prepare(context.Background())
 	for i := range msgs {

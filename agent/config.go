@@ -21,6 +21,7 @@ import (
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/skillsearch"
 )
 
 // Defaults of a Config's zero fields, and the fixed numbers of a run.
@@ -94,6 +95,10 @@ type Skill struct {
 	// Files lists the package's paths, shown in the catalog so the model
 	// knows what a skill brings before activating it.
 	Files []string
+	// Headings are its SKILL.md's Markdown headings (skillsearch.Headings),
+	// which search_skills matches besides the name and description; nil
+	// when unknown.
+	Headings []string
 	// Withheld, when set, is the install policy rule that refuses the
 	// skill now: it is not in the catalog and cannot be activated.
 	Withheld string
@@ -136,6 +141,11 @@ type Config struct {
 	SkillsShare float64
 	// CatalogShare bounds the catalog block.
 	CatalogShare float64
+	// SkillIndexes, when set, keeps the search_skills indexes of the runs
+	// that need one, so that tasks of an agent with thousands of skills
+	// share one index; without it each such run builds its own at its
+	// first search.
+	SkillIndexes *skillsearch.Cache
 	// MaxLoaded is how many skills are loaded at once in context
 	// placement (default DefaultMaxLoaded).
 	MaxLoaded int

@@ -25,6 +25,7 @@ const (
 	EventApprovalRequested = "tool.approval.requested"
 	EventApprovalDecided   = "tool.approval.decided"
 	EventSkillWithheld     = "skill.withheld"
+	EventSkillsSearched    = "skills.searched"
 	EventSkillActivated    = "skill.activated"
 	EventSkillRefused      = "skill.refused"
 	EventSkillMaterialized = "skill.materialized"

@@ -19,7 +19,7 @@ func Payloads() []Payload {
 		TaskStarted{}, SandboxReady{}, SkillEnvironment{}, SandboxEgress{}, SandboxEgressDenied{},
 		SkillWithheld{}, CatalogShortened{}, Message{}, LLMCallStarted{}, LLMCallCompleted{},
 		ToolCall{}, ToolResult{}, ToolOffloaded{}, ToolDenied{}, ApprovalRequested{}, ApprovalDecided{}, ToolPreapproved{},
-		SkillActivated{}, SkillRefused{}, SkillMaterialized{}, ContextChanged{}, SkillUnloaded{},
+		SkillsSearched{}, SkillActivated{}, SkillRefused{}, SkillMaterialized{}, ContextChanged{}, SkillUnloaded{},
 		ContextWarning{}, ContextCompacted{}, TaskResumed{}, TaskCompleted{}, TaskFailed{},
 	}
 }
@@ -229,6 +229,14 @@ type ToolPreapproved struct {
 	Reason  string `json:"reason"`
 }
 
+// SkillsSearched is a search_skills call: the query's length (not its
+// text, which the tool call's message holds) and the skills it returned,
+// best first.
+type SkillsSearched struct {
+	QueryChars int      `json:"query_chars"`
+	Results    []string `json:"results"`
+}
+
 // SkillActivated is a skill whose instructions the run now carries.
 type SkillActivated struct {
 	Skill      string `json:"skill"`
@@ -338,6 +346,7 @@ func (ToolDenied) EventType() string          { return EventToolDenied }
 func (ApprovalRequested) EventType() string   { return EventApprovalRequested }
 func (ApprovalDecided) EventType() string     { return EventApprovalDecided }
 func (ToolPreapproved) EventType() string     { return EventToolPreapproved }
+func (SkillsSearched) EventType() string      { return EventSkillsSearched }
 func (SkillActivated) EventType() string      { return EventSkillActivated }
 func (SkillRefused) EventType() string        { return EventSkillRefused }
 func (SkillMaterialized) EventType() string   { return EventSkillMaterialized }

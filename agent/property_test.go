@@ -30,7 +30,11 @@ import (
 //     call; in context placement every loaded skill is rendered, and at
 //     most max_loaded are;
 //   - the tools offered are the run's own, the control-flow ones and the
-//     active Go skills' tools, less the denied;
+//     active Go skills' tools, less the denied, and search_skills exactly
+//     when the catalog does not list every disclosed skill, whose
+//     activate_skill then has no enum;
+//   - the catalog lists every disclosed skill once, or some of them and
+//     counts the rest; search_skills returns disclosed skills only;
 //   - with a message cap, the unpinned messages respect it;
 //   - the llm.call.started event's context says what the request holds:
 //     its messages are the log's less the left-out seqs (plus a summary),
@@ -78,6 +82,8 @@ type propTask struct {
 	// last llm.call.started says the next request has.
 	messages []agent.Event
 	request  *agent.RequestContext
+	// unlisted is set when the catalog lists only some names.
+	unlisted bool
 }
 
 func (p *propTask) fail(format string, args ...any) {
@@ -201,7 +207,35 @@ func (p *propTask) observe(ev agent.Event) {
 		p.messages = append(p.messages, ev)
 	case agent.LLMCallStarted:
 		p.request = e.Context
+	case agent.CatalogShortened:
+		p.unlisted = e.Unlisted > 0
+		if e.Level == "some names" && len(e.Listed)+e.Unlisted != len(p.disclosed()) {
+			p.fail("the catalog lists %d and leaves out %d of %d disclosed skills", len(e.Listed), e.Unlisted, len(p.disclosed()))
+		}
+		if e.Level != "some names" && (e.Listed != nil || e.Unlisted != 0) {
+			p.fail("catalog.shortened at %s has listed %v, unlisted %d", e.Level, e.Listed, e.Unlisted)
+		}
+	case agent.SkillsSearched:
+		for _, name := range e.Results {
+			if !slices.Contains(p.disclosed(), name) {
+				p.fail("search_skills returned %s, which is not disclosed", name)
+			}
+		}
 	}
+}
+
+// disclosed names the skills the model may activate.
+func (p *propTask) disclosed() []string {
+	var out []string
+	for _, s := range p.cfg.Skills {
+		if s.Withheld == "" {
+			out = append(out, s.Name)
+		}
+	}
+	for _, gs := range p.cfg.GoSkills {
+		out = append(out, gs.Name)
+	}
+	return out
 }
 
 // answer checks a request and makes a random next step.
@@ -239,6 +273,9 @@ func (p *propTask) answer(req *model.Request) (*model.Response, error) {
 			tcs = append(tcs, model.Call(tools[rng.IntN(len(tools))], map[string]any{}))
 		case k == 5:
 			tcs = append(tcs, model.Call(agent.ToolReadToolOutput, map[string]any{"id": "nope"}))
+		case k == 6 && p.unlisted:
+			q := []string{"pkg", "go skill", "nothing at all", "pkg-1"}[rng.IntN(4)]
+			tcs = append(tcs, model.Call(agent.SearchSkills, map[string]string{"query": q}))
 		default:
 			tcs = append(tcs, model.Call("emit", map[string]int{"n": rng.IntN(3000)}))
 		}
@@ -299,6 +336,14 @@ func (p *propTask) check(req *model.Request) {
 	}
 	if disclosed {
 		want = append(want, agent.ActivateSkill)
+	}
+	if p.unlisted {
+		want = append(want, agent.SearchSkills)
+	}
+	for _, t := range req.Tools {
+		if t.Name == agent.ActivateSkill && strings.Contains(string(t.Schema), `"enum"`) == p.unlisted {
+			p.fail("turn %d: activate_skill's schema %s, with the catalog unlisting skills: %v", p.turns, t.Schema, p.unlisted)
+		}
 	}
 	for tl, skill := range p.goTools {
 		if p.active[skill] && p.cfg.Policy.Decide(tl).Decision != policy.Deny {

@@ -53,20 +53,40 @@ func (r *run) prepare(ctx context.Context) {
 		r.systemTokens = r.count(r.system)
 		return
 	}
-	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
-	text, level, tokens := renderCatalog(r.disclosed, r.res.catalogIntro(), budget, r.count)
-	if level > catalogFull {
-		short, more := capped(shortenedAt(r.disclosed, level))
-		r.emit(ctx, CatalogShortened{Level: catalogLevelNames[level], Tokens: tokens, Budget: budget, OverBudget: tokens > budget,
-			Skills: short, SkillsMore: more})
+	c := r.cat
+	if c.level > catalogFull {
+		short, more := capped(shortenedAt(r.disclosed, c.level, c.listed))
+		ev := CatalogShortened{Level: catalogLevelNames[c.level], Tokens: c.tokens, Budget: c.budget, OverBudget: c.tokens > c.budget,
+			Skills: short, SkillsMore: more}
+		if c.level == catalogSomeNames {
+			ev.Listed, ev.Unlisted = c.listed, c.unlisted
+		}
+		r.emit(ctx, ev)
 	}
 	// When the policy denies activate_skill, the catalog goes with it.
 	if r.baseOffers(ActivateSkill) {
-		r.system = strings.TrimSpace(r.system + "\n\n" + text)
-		r.catalog = &catalogFacts{level: level, tokens: tokens, budget: budget}
+		r.system = strings.TrimSpace(r.system + "\n\n" + c.text)
+		r.catalog = &catalogFacts{level: c.level, tokens: c.tokens, budget: c.budget, listed: c.listed}
 	}
 	r.systemTokens = r.count(r.system)
 }
+
+// planCatalog renders the catalog of the disclosed skills, before the
+// tools are made: at level some names, activate_skill loses its enum and
+// search_skills is offered.
+func (r *run) planCatalog() {
+	budget := int(r.cfg.CatalogShare * float64(r.cfg.Window))
+	searchable := !r.denied(ActivateSkill) && !r.denied(SearchSkills)
+	r.cat = plannedCatalog{renderedCatalog: renderCatalog(r.disclosed, r.res.catalogIntro(), budget, r.count, r.task.ID, searchable), budget: budget}
+}
+
+// plannedCatalog is the catalog a run settled on, and its budget.
+type plannedCatalog struct {
+	renderedCatalog
+	budget int
+}
+
+func (r *run) denied(tool string) bool { return r.cfg.Policy.Decide(tool).Decision == policy.Deny }
 
 // withheldText tells the model which attached skills the install policy
 // withholds, so that "no skills" is not a mystery to it or to whoever

@@ -147,6 +147,7 @@ type requestFacts struct {
 // catalogFacts is how prepare rendered the catalog.
 type catalogFacts struct {
 	level, tokens, budget int
+	listed                []string
 }
 
 // describeRequest summarizes a planned request. It is pure: it reads only
@@ -267,9 +268,7 @@ func (r *run) requestContext(req *model.Request, raw int) RequestContext {
 	// request adds <current_context> (and its separator) to the rest.
 	f.tokens.CurrentContext = raw - r.systemTokens - r.toolTokens - r.view.tokens
 	if r.catalog != nil {
-		for _, s := range r.disclosed {
-			f.listed = append(f.listed, s.Name)
-		}
+		f.listed = r.catalog.listed
 	}
 	for _, s := range r.withheld {
 		f.withheld = append(f.withheld, s.Name)

@@ -14,6 +14,7 @@ import (
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/tool"
 	"github.com/skilld/skilld/internal/outage"
+	"github.com/skilld/skilld/skillsearch"
 )
 
 // Agent runs tasks with one configuration. It holds no state of a task:
@@ -47,7 +48,7 @@ func New(cfg Config) (*Agent, error) {
 	}
 	// The model addresses tools by name: a configured tool or a Go
 	// skill's may not shadow a built-in one or another.
-	builtin := []string{ActivateSkill, ToolShell, ToolReadFile, ToolWriteFile, ToolListFiles, ToolReadToolOutput}
+	builtin := []string{ActivateSkill, SearchSkills, ToolShell, ToolReadFile, ToolWriteFile, ToolListFiles, ToolReadToolOutput}
 	tools := map[string]bool{}
 	for _, n := range builtin {
 		tools[n] = true
@@ -119,6 +120,11 @@ type run struct {
 	system       string
 	systemTokens int
 	catalog      *catalogFacts
+	// cat is the catalog as planned before the tools were made (it
+	// decides activate_skill's schema and search_skills), and searchIndex
+	// the index search_skills built at its first call.
+	cat         plannedCatalog
+	searchIndex *skillsearch.Index
 
 	// History: the view requests are built from, the correction of the
 	// tokenizer's estimates, compaction's count and warning.
@@ -359,7 +365,11 @@ func (r *run) main(ctx context.Context) {
 		return
 	}
 	if len(r.disclosed) > 0 {
+		r.planCatalog()
 		r.tools = append(r.tools, r.activateTool())
+		if r.cat.unlisted > 0 && !r.denied(ActivateSkill) {
+			r.tools = append(r.tools, r.searchTool())
+		}
 	}
 	r.tools = append(append(r.tools, builtins...), r.cfg.Tools...)
 	r.prepare(ctx)

@@ -270,7 +270,11 @@ func (p *printer) event(ev agent.Event) {
 	case agent.ContextCompacted:
 		fmt.Fprintf(w, "context compacted: %d older messages summarized, %d tokens saved\n", d.Messages, d.Saved)
 	case agent.CatalogShortened:
-		fmt.Fprintf(w, "catalog shortened to fit its budget: %s\n", d.Level)
+		if d.Unlisted > 0 {
+			fmt.Fprintf(w, "catalog shortened to fit its budget: %s (%d listed, %d more for search_skills to find)\n", d.Level, len(d.Listed), d.Unlisted)
+		} else {
+			fmt.Fprintf(w, "catalog shortened to fit its budget: %s\n", d.Level)
+		}
 	case agent.TaskCompleted:
 		p.status = ""
 		switch p.failed {
