@@ -45,10 +45,13 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 			}
 		}
 	}
-	if r.replaying() && call.Name != ActivateSkill && o.skill == "" {
+	if r.replaying() && call.Name != ActivateSkill && call.Name != SearchSkills && o.skill == "" {
 		// Recorded: the tool is not run again. (Activations and Go skills'
 		// tools are: they rebuild the run's skills and their state, and
-		// their recorded results are then used.)
+		// their recorded results are then used. So are searches, which
+		// read only the snapshot: their skills.searched event is then
+		// matched to the log's, even when the run stopped between it and
+		// the result.)
 		rec, found, err := r.rp.toolResult(call.ID, r.store.restore)
 		switch {
 		case err != nil:

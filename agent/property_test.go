@@ -273,7 +273,7 @@ func (p *propTask) answer(req *model.Request) (*model.Response, error) {
 			tcs = append(tcs, model.Call(tools[rng.IntN(len(tools))], map[string]any{}))
 		case k == 5:
 			tcs = append(tcs, model.Call(agent.ToolReadToolOutput, map[string]any{"id": "nope"}))
-		case k == 6 && p.unlisted:
+		case k == 6 && slices.Contains(toolNames(req), agent.SearchSkills):
 			q := []string{"pkg", "go skill", "nothing at all", "pkg-1"}[rng.IntN(4)]
 			tcs = append(tcs, model.Call(agent.SearchSkills, map[string]string{"query": q}))
 		default:

@@ -23,9 +23,10 @@ import (
 // rebuilt by the same code that built it the first time. When the log runs
 // out the run is live again, from exactly where it stopped.
 //
-// Two things are re-executed rather than read back: activations (they
+// Three things are re-executed rather than read back: activations (they
 // load skills into the run's state and place packages in the sandbox, and
-// both are idempotent), and, at the point the log ends, a tool call whose
+// both are idempotent), searches of skills (search_skills reads only the
+// run's snapshot, so it answers and writes its event as it did), and, at the point the log ends, a tool call whose
 // result never made it to the log, when the tool is idempotent. A call of
 // any other tool in flight at the crash is answered with an error telling
 // the model it was interrupted.

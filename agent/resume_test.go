@@ -113,7 +113,9 @@ func resumeEverywhere(t *testing.T, seed uint64) error {
 	full := &agent.MemoryLog{}
 	cfg.Log = full
 	task := agent.Task{ID: "t", Input: "Do the task.", History: history}
-	if err := drain(cfg, task); err != nil {
+	// The first run is followed as the invariant test follows it: its
+	// model checks each request against what the events said.
+	if err := drain(cfg, task, p.observe); err != nil {
 		return fmt.Errorf("first run: %w", err)
 	}
 	if p.err != nil {
@@ -135,7 +137,7 @@ func resumeEverywhere(t *testing.T, seed uint64) error {
 		rcfg.Model, rcfg.Outputs, rcfg.Log = pb, outputs, log
 		resumed := task
 		resumed.Resume = want[:k]
-		if err := drain(rcfg, resumed); err != nil {
+		if err := drain(rcfg, resumed, nil); err != nil {
 			return fmt.Errorf("resumed after entry %d: %w", k, err)
 		}
 		got := normalized(log.Entries())
@@ -149,14 +151,17 @@ func resumeEverywhere(t *testing.T, seed uint64) error {
 	return nil
 }
 
-func drain(cfg agent.Config, task agent.Task) error {
+func drain(cfg agent.Config, task agent.Task, observe func(agent.Event)) error {
 	a, err := agent.New(cfg)
 	if err != nil {
 		return err
 	}
-	for _, err := range a.Run(context.Background(), task) {
+	for ev, err := range a.Run(context.Background(), task) {
 		if err != nil {
 			return err
+		}
+		if observe != nil {
+			observe(ev)
 		}
 	}
 	return nil
