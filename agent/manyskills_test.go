@@ -139,7 +139,9 @@ func TestCatalogRotation(t *testing.T) {
 	skills := manySkills(t, pkgs, 300, 150)
 	listed := map[string]int{}
 	for i := range 200 {
-		m := script(t, func(*testing.T, *model.Request) *model.Response { return &model.Response{Message: model.Message{Content: "done"}} })
+		m := script(t, func(*testing.T, *model.Request) *model.Response {
+			return &model.Response{Message: model.Message{Content: "done"}}
+		})
 		a, err := agent.New(agent.Config{Model: m, Window: 30_000, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs})
 		if err != nil {
 			t.Fatal(err)
