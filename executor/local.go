@@ -31,6 +31,7 @@ import (
 	"github.com/skilld/skilld/executor/sched"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/skillsearch"
 	"github.com/skilld/skilld/store"
 )
 
@@ -107,6 +108,9 @@ type Local struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	adopting sync.WaitGroup // the search for tasks no run holds
+	// indexes keeps the search_skills indexes of agents with more skills
+	// than their catalog lists, for their next tasks.
+	indexes skillsearch.Cache
 }
 
 // running is a task this executor runs now.

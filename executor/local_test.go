@@ -6,6 +6,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -178,6 +179,10 @@ func TestRunTask(t *testing.T) {
 			snap, err := service.TaskSnapshot(done)
 			if err != nil || len(snap.Skills) != 1 || snap.Skills[0].Digest != sk.Digest || snap.Skills[0].Version != 1 {
 				t.Fatalf("snapshot %+v %v", snap, err)
+			}
+			// The headings search_skills matches come with the snapshot.
+			if h := snap.Skills[0].Headings; !slices.Equal(h, []string{"CSV inspector", "Steps", "Limits"}) {
+				t.Errorf("snapshot headings %q", h)
 			}
 			log, err := f.svc.TaskEvents(t.Context(), f.actor, service.TaskEventsParams{TaskRef: service.TaskRef{ID: task.ID}})
 			if err != nil {

@@ -410,7 +410,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	}
 	skills := make([]agent.Skill, len(snap.Skills))
 	for i, s := range snap.Skills {
-		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld,
+		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Headings: s.Headings, Withheld: s.Withheld,
 			NoModelInvocation: s.NoModelInvocation, NoUserInvocation: s.NoUserInvocation}
 	}
 	tools, err := l.toolsets(ctx, t, snap)
@@ -423,7 +423,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	}
 	a, err := agent.New(agent.Config{
 		Model: rm.model, ModelName: rm.name, Instruction: snap.Instruction, Window: rm.window,
-		Skills: skills, Packages: l.cfg.Service.Packages(),
+		Skills: skills, Packages: l.cfg.Service.Packages(), SkillIndexes: &l.indexes,
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
 		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: observedSandbox{Sandbox: sb, obs: obs}, SandboxInfo: &info,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/skillmd"
+	"github.com/skilld/skilld/skillsearch"
 )
 
 // ModelInvocable reports whether a model may pick the skill of the listed
@@ -14,17 +15,19 @@ import (
 // agents/openai.yaml implicit invocation): surfaces that offer skills to a
 // model (MCP's activate_skill) leave the others out.
 func (s *Service) ModelInvocable(ctx context.Context, files *SkillFiles) (bool, error) {
-	noModel, _, err := s.invocationOf(ctx, files.Digest, files.Files)
-	return !noModel, err
+	f, err := s.skillFacts(ctx, files.Digest, files.Files)
+	return !f.noModel, err
 }
 
-// invocationOf says who may activate the package's skill: its SKILL.md's
-// client fields and Codex's agents/openai.yaml, read once per package
-// digest (packages never change) and remembered.
-func (s *Service) invocationOf(ctx context.Context, digest string, files []skilld.PackageFile) (noModel, noUser bool, err error) {
+// skillFacts says who may activate the package's skill (its SKILL.md's
+// client fields and Codex's agents/openai.yaml) and what its SKILL.md's
+// headings are (for search_skills), read once per package digest
+// (packages never change) and remembered.
+func (s *Service) skillFacts(ctx context.Context, digest string, files []skilld.PackageFile) (skillFacts, error) {
 	if v, ok := s.invocations.get(digest); ok {
-		return v.noModel, v.noUser, nil
+		return v, nil
 	}
+	var err error
 	var skillMD, codex []byte
 	for _, f := range files {
 		var into *[]byte
@@ -37,38 +40,45 @@ func (s *Service) invocationOf(ctx context.Context, digest string, files []skill
 			continue
 		}
 		if *into, err = s.packages.ReadFile(ctx, f); err != nil {
-			return false, false, fmt.Errorf("package %s: %w", digest, err)
+			return skillFacts{}, fmt.Errorf("package %s: %w", digest, err)
 		}
 	}
-	noModel, noUser = skillmd.Invocation(skillMD, codex)
-	s.invocations.put(digest, invocationFlags{noModel, noUser})
-	return noModel, noUser, nil
+	var v skillFacts
+	v.noModel, v.noUser = skillmd.Invocation(skillMD, codex)
+	v.headings = skillsearch.Headings(skillMD)
+	s.invocations.put(digest, v)
+	return v, nil
 }
 
-type invocationFlags struct{ noModel, noUser bool }
+// skillFacts is what the snapshot reads of a package's SKILL.md.
+type skillFacts struct {
+	noModel, noUser bool
+	headings        []string
+}
 
 // maxInvocations bounds the remembered packages; when full it starts
 // over, costing one read of each package's SKILL.md.
 const maxInvocations = 4096
 
-// invocationCache remembers who may invoke each package's skill.
+// invocationCache remembers what snapshots read of each package's
+// SKILL.md (skillFacts).
 type invocationCache struct {
 	mu sync.Mutex
-	m  map[string]invocationFlags
+	m  map[string]skillFacts
 }
 
-func (c *invocationCache) get(digest string) (invocationFlags, bool) {
+func (c *invocationCache) get(digest string) (skillFacts, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.m[digest]
 	return v, ok
 }
 
-func (c *invocationCache) put(digest string, v invocationFlags) {
+func (c *invocationCache) put(digest string, v skillFacts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxInvocations {
-		c.m = make(map[string]invocationFlags)
+		c.m = make(map[string]skillFacts)
 	}
 	c.m[digest] = v
 }

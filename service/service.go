@@ -32,7 +32,8 @@ type Service struct {
 	// stored remembers the bytes each workspace's tasks keep, for the
 	// quota check of a start (checkStorage).
 	stored ttlCache[int64]
-	// invocations remembers who may activate each package's skill.
+	// invocations remembers what snapshots read of each package's SKILL.md:
+	// who may activate its skill, and its headings.
 	invocations invocationCache
 	// tokens counts catalogs as the agents' models would (AgentCatalog).
 	tokens *tokenizer.Cache

@@ -60,6 +60,10 @@ type SnapshotSkill struct {
 	// with "/name" (skillmd.Invocation).
 	NoModelInvocation bool `json:"no_model_invocation,omitempty"`
 	NoUserInvocation  bool `json:"no_user_invocation,omitempty"`
+	// Headings are its SKILL.md's headings, which search_skills matches;
+	// absent from snapshots taken before they were recorded (the search
+	// then matches names and descriptions).
+	Headings []string `json:"headings,omitempty"`
 }
 
 type StartTaskParams struct {
@@ -170,9 +174,11 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		for i, f := range files {
 			ss.Files[i] = f.Path
 		}
-		if ss.NoModelInvocation, ss.NoUserInvocation, err = s.invocationOf(ctx, digest, files); err != nil {
+		facts, err := s.skillFacts(ctx, digest, files)
+		if err != nil {
 			return nil, err
 		}
+		ss.NoModelInvocation, ss.NoUserInvocation, ss.Headings = facts.noModel, facts.noUser, facts.headings
 		if w := Decide(pol.InstallRules, sk.Registry, sk.Trust); w != nil {
 			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/skillmd"
+	"github.com/skilld/skilld/skillsearch"
 )
 
 // runFlags are the settings of `skilld run`.
@@ -315,7 +316,13 @@ func localSkill(ctx context.Context, dir string, pkgs *agent.MemoryPackages) (ag
 		codex = f.Data
 	}
 	noModel, _ := skillmd.Invocation(nil, codex)
-	return agent.Skill{ID: "path:" + abs, Name: r.Skill.Name, Description: r.Skill.Description, Digest: pkgs.Add(pkg), Files: files,
+	var headings []string
+	for _, f := range pkg.Files() {
+		if pack.IsSkillMD(f.Path) {
+			headings = skillsearch.Headings(f.Data)
+		}
+	}
+	return agent.Skill{ID: "path:" + abs, Name: r.Skill.Name, Description: r.Skill.Description, Digest: pkgs.Add(pkg), Files: files, Headings: headings,
 		NoModelInvocation: r.Skill.DisableModelInvocation || noModel, NoUserInvocation: r.Skill.NoUserInvocation}, nil
 }
 
