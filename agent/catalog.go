@@ -42,20 +42,39 @@ type renderedCatalog struct {
 // will find the rest.
 func renderCatalog(skills []Skill, intro string, budget int, count func(string) int, rotation string, searchable bool) renderedCatalog {
 	c := renderedCatalog{}
+	// Names only first: when even they do not fit (thousands of skills),
+	// rendering and counting every more detailed level would take longer
+	// than the whole rest of the task's start.
+	if namesOver(skills, intro, budget, count) {
+		return someNames(skills, intro, budget, count, rotation, searchable)
+	}
 	for c.level = catalogFull; c.level <= catalogNamesOnly; c.level++ {
 		c.text = catalogText(skills, intro, c.level)
 		if c.tokens = count(c.text); c.tokens <= budget {
 			break
 		}
 	}
-	if c.level > catalogNamesOnly {
-		return someNames(skills, intro, budget, count, rotation, searchable)
-	}
 	c.listed = make([]string, len(skills))
 	for i, s := range skills {
 		c.listed[i] = s.Name
 	}
 	return c
+}
+
+// namesOver reports whether the names-only catalog is over budget. It
+// counts prefixes of it that double in length, and stops at the first
+// over budget, so that ten thousand names are not all tokenized to learn
+// that a few hundred do not fit.
+func namesOver(skills []Skill, intro string, budget int, count func(string) int) bool {
+	for n := 64; ; n *= 2 {
+		n = min(n, len(skills))
+		if count(catalogText(skills[:n], intro, catalogNamesOnly)) > budget {
+			return true
+		}
+		if n == len(skills) {
+			return false
+		}
+	}
 }
 
 // someNames renders the catalog with as many names as fit budget, and a

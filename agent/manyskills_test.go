@@ -18,7 +18,7 @@ import (
 // manySkills makes n skills sharing one package (cheap to build), with
 // descriptions drawn from a small vocabulary, and one target skill at
 // position at whose description says what no other does.
-func manySkills(t *testing.T, pkgs *agent.MemoryPackages, n, at int) []agent.Skill {
+func manySkills(t testing.TB, pkgs *agent.MemoryPackages, n, at int) []agent.Skill {
 	t.Helper()
 	p, err := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("---\nname: x\ndescription: x\n---\nDo the thing.\n")}}, pack.Limits{})
 	if err != nil {
@@ -213,5 +213,35 @@ func TestSearchSkillsPolicy(t *testing.T) {
 			!tc.search && strings.Contains(req.System, agent.SearchSkills) {
 			t.Errorf("deny %q: system prompt %.300q", tc.deny, req.System[max(0, len(req.System)-300):])
 		}
+	}
+}
+
+// BenchmarkCatalog10k: settling the catalog of 10,000 skills at a 128k
+// window (level some names), as each task's start does.
+func BenchmarkCatalog10k(b *testing.B) {
+	tok, err := tokenizer.NewCache().Get(tokenizer.O200kBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	skills := manySkills(b, &agent.MemoryPackages{}, 10_000, 0)
+	for b.Loop() {
+		agent.FitCatalog(skills, 128_000, tok.Count)
+	}
+}
+
+// BenchmarkCatalog10kFloor is the floor: rendering every name once and
+// counting the text, the least a renderer that tries names only could do.
+func BenchmarkCatalog10kFloor(b *testing.B) {
+	tok, err := tokenizer.NewCache().Get(tokenizer.O200kBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	skills := manySkills(b, &agent.MemoryPackages{}, 10_000, 0)
+	for b.Loop() {
+		var sb strings.Builder
+		for _, s := range skills {
+			sb.WriteString("- " + s.Name + "\n")
+		}
+		tok.Count(sb.String())
 	}
 }
