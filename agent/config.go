@@ -1,7 +1,9 @@
 // Package agent is skilld's embeddable agent runtime: it runs a model with
 // tools and skills by progressive disclosure. Tier 1: every request carries
 // a catalog of the disclosed skills and an activate_skill tool whose
-// skill_name is an enum of exactly their names. Tier 2: activating a skill
+// skill_name is an enum of exactly their names (or, when the catalog's
+// budget cannot list them all, some of them, no enum, and a search_skills
+// tool that finds the rest). Tier 2: activating a skill
 // reads its SKILL.md from the package pinned in the run's snapshot, sizes it
 // with the run's tokenizer and puts it in the transcript within the context
 // budgets. Tier 3: the skill's whole package is committed atomically into

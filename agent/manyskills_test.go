@@ -42,6 +42,16 @@ func manySkills(t testing.TB, pkgs *agent.MemoryPackages, n, at int) []agent.Ski
 	return skills
 }
 
+// o200k is the tokenizer of OpenAI's recent models, counting as runs do.
+func o200k(t testing.TB) agent.Counter {
+	t.Helper()
+	tok, err := tokenizer.NewCache().Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 // TestTenThousandSkills: an agent with 10,000 attached skills. The catalog
 // lists some names within its budget and says how many more there are;
 // activate_skill has no enum; search_skills finds the target skill by
@@ -49,10 +59,7 @@ func manySkills(t testing.TB, pkgs *agent.MemoryPackages, n, at int) []agent.Ski
 // and the closest names; and activate_skill activates the name the
 // search returned. Every request's catalog stays within its budget.
 func TestTenThousandSkills(t *testing.T) {
-	tok, err := tokenizer.NewCache().Get(tokenizer.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := o200k(t)
 	pkgs := &agent.MemoryPackages{}
 	skills := manySkills(t, pkgs, 10_000, 7777)
 	target := skills[7777].Name
@@ -219,10 +226,7 @@ func TestSearchSkillsPolicy(t *testing.T) {
 // BenchmarkCatalog10k: settling the catalog of 10,000 skills at a 128k
 // window (level some names), as each task's start does.
 func BenchmarkCatalog10k(b *testing.B) {
-	tok, err := tokenizer.NewCache().Get(tokenizer.O200kBase)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tok := o200k(b)
 	skills := manySkills(b, &agent.MemoryPackages{}, 10_000, 0)
 	for b.Loop() {
 		agent.FitCatalog(skills, 128_000, tok.Count)
@@ -232,10 +236,7 @@ func BenchmarkCatalog10k(b *testing.B) {
 // BenchmarkCatalog10kFloor is the floor: rendering every name once and
 // counting the text, the least a renderer that tries names only could do.
 func BenchmarkCatalog10kFloor(b *testing.B) {
-	tok, err := tokenizer.NewCache().Get(tokenizer.O200kBase)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tok := o200k(b)
 	skills := manySkills(b, &agent.MemoryPackages{}, 10_000, 0)
 	for b.Loop() {
 		var sb strings.Builder

@@ -94,9 +94,9 @@ func TestRecall(t *testing.T) {
 	}
 	ix := skillsearch.New(skills)
 	for _, set := range []struct {
-		name       string
-		query      func(corpusSkill) string
-		at1, at5   float64 // floors for the index: the measured values less a margin
+		name     string
+		query    func(corpusSkill) string
+		at1, at5 float64 // floors for the index: the measured values less a margin
 		// beats: the index must do better than substring matching (on
 		// description queries, which are nearly the description's words,
 		// both are close to perfect).
