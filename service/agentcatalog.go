@@ -58,6 +58,9 @@ type CatalogWindow struct {
 	// (at most 200; ShortenedMore counts the rest).
 	Shortened     []string `json:"shortened"`
 	ShortenedMore int      `json:"shortened_more,omitempty"`
+	// Unlisted counts the skills not even named (level "some names"):
+	// the model finds them with search_skills.
+	Unlisted int `json:"unlisted,omitempty"`
 }
 
 // AgentCatalog renders an agent's catalog, as a task starting now would
@@ -107,7 +110,7 @@ func (s *Service) AgentCatalog(ctx context.Context, a Actor, p AgentCatalogParam
 	for _, w := range windows {
 		fit := agent.FitCatalog(listed, w, counter.Count)
 		cw := CatalogWindow{Window: w, Agent: w == own, Budget: fit.Budget, Tokens: fit.Tokens, Fits: fit.Tokens <= fit.Budget,
-			Level: fit.Level, Shortened: fit.Shortened}
+			Level: fit.Level, Shortened: fit.Shortened, Unlisted: fit.Unlisted}
 		if cw.Shortened == nil {
 			cw.Shortened = []string{}
 		}
