@@ -327,7 +327,11 @@ func messageEvent(taskID string, seq int64, at time.Time, m model.Message, skill
 	return Event{Type: EventMessage, TaskID: taskID, Seq: seq, Time: at, Payload: p}
 }
 
-func (r *run) main(ctx context.Context) {
+// begin does what a run does before its first model call: task.started,
+// the catalog of the disclosed skills, the tools the policy offers, the
+// system prompt, the history and the user's input (activating a skill the
+// input invokes with /name). It reports false when the run already ended.
+func (r *run) begin(ctx context.Context) bool {
 	// The built-in tools are made before task.started so that it can say
 	// which tools the policy withholds; a failure to make them still
 	// comes after task.started, as before.
@@ -362,7 +366,7 @@ func (r *run) main(ctx context.Context) {
 	}
 	if err != nil {
 		r.finish(ctx, err)
-		return
+		return false
 	}
 	if len(r.disclosed) > 0 {
 		r.planCatalog()
@@ -375,13 +379,19 @@ func (r *run) main(ctx context.Context) {
 	r.prepare(ctx)
 	if err := checkHistory(r.task.History); err != nil {
 		r.finish(ctx, err)
-		return
+		return false
 	}
 	for _, m := range r.task.History {
 		r.addMessage(ctx, m, "")
 	}
 	r.addMessage(ctx, model.Message{Role: model.RoleUser, Content: r.userInvocation(ctx, r.task.Input)}, "")
+	return !r.stopped
+}
 
+func (r *run) main(ctx context.Context) {
+	if !r.begin(ctx) {
+		return
+	}
 	for iter := 1; iter <= r.cfg.MaxIterations && !r.stopped; iter++ {
 		if ctx.Err() != nil {
 			r.finish(ctx, skilld.Errorf(skilld.EUNAVAILABLE, "task stopped: %v", context.Cause(ctx)))
