@@ -42,6 +42,10 @@ type AgentConfig struct {
 	// install and delete skills), acting with the role of whoever started
 	// the task. None by default.
 	Toolsets []string `json:"toolsets,omitempty"`
+	// Evals are the agent's own trigger eval set: queries with the skill
+	// each should (or that none should) activate, checked with
+	// skilld eval beside the eval sets of its skills' packages.
+	Evals []EvalCase `json:"evals,omitempty"`
 }
 
 // ToolsetSkills names the skills toolset in AgentConfig.Toolsets.
