@@ -55,6 +55,7 @@ type Querier interface {
 	AgentQueries
 	TaskQueries
 	EventQueries
+	EvalQueries
 }
 
 // Options tune Open in every driver.

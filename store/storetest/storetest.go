@@ -40,6 +40,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Installs", func(t *testing.T) { testInstalls(t, open) })
 	t.Run("Policy", func(t *testing.T) { testPolicy(t, open) })
 	t.Run("Agents", func(t *testing.T) { testAgents(t, open) })
+	t.Run("EvalResults", func(t *testing.T) { testEvalResults(t, open) })
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, open) })
 	t.Run("ConcurrentTaskLog", func(t *testing.T) { testConcurrentTaskLog(t, open) })
 	t.Run("TaskPackages", func(t *testing.T) { testTaskPackages(t, open) })
