@@ -189,6 +189,8 @@ func Routes() []Route {
 
 		route(post, ws+"/agents/{id}/tasks", service.OpTasksStart, created, json, RoleMember),
 		route(get, ws+"/tasks", service.OpTasksList, ok, none, RoleViewer),
+		route(post, ws+"/evals", service.OpEvalsRun, created, json, RoleMember),
+		route(get, ws+"/evals", service.OpEvalsList, ok, none, RoleViewer),
 		route(get, ws+"/tasks/{id}", service.OpTasksGet, ok, none, RoleViewer),
 		routeRequest(get, ws+"/tasks/{id}/events", service.OpTasksEvents, RoleViewer, ReplyEvents, taskEventsReply),
 		route(post, ws+"/tasks/{id}/cancel", service.OpTasksCancel, ok, json, RoleMember),

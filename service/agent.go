@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/evals"
 	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/sandbox/egress"
@@ -152,6 +153,9 @@ func checkAgentConfig(c skilld.AgentConfig) error {
 		return err
 	}
 	if err := checkText("config.instruction", c.Instruction); err != nil {
+		return err
+	}
+	if err := evals.CheckAgent(c.Evals); err != nil {
 		return err
 	}
 	if c.Timeout != "" {

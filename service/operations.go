@@ -119,6 +119,9 @@ var (
 	OpTasksCancel      = newOp("tasks.cancel", "", "Stop a task", (*Service).CancelTask)
 	OpTasksDelete      = newOpNoResult("tasks.delete", "", "Delete a finished task with its log and stored outputs (admins, and the member who started it)", (*Service).DeleteTask)
 	OpTasksApprove     = newOp("tasks.approve", "", "Approve or reject a tool call waiting for approval (admins)", (*Service).DecideApproval)
+
+	OpEvalsRun  = newOp("evals.run", "", "Run the trigger evals of an agent's skills with its catalog and model, and store each skill's result", (*Service).RunEvals)
+	OpEvalsList = newOp("evals.list", "", "List stored trigger eval results, newest first", (*Service).ListEvals)
 )
 
 // Operations lists every operation of the service. Adapters build their
@@ -179,5 +182,7 @@ func Operations() []Operation {
 		OpTasksCancel.Operation,
 		OpTasksDelete.Operation,
 		OpTasksApprove.Operation,
+		OpEvalsRun.Operation,
+		OpEvalsList.Operation,
 	}
 }

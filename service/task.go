@@ -166,25 +166,35 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		if err != nil {
 			return nil, fmt.Errorf("agent %q pins skill %q to version %d: %w", ag.Name, sk.Name, att.Version, err)
 		}
-		files, err := s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
+		ss, err := s.snapshotSkill(ctx, sk.ID, sk.Name, sk.Description, version, digest)
 		if err != nil {
 			return nil, err
 		}
-		ss := SnapshotSkill{ID: sk.ID, Name: sk.Name, Description: sk.Description, Version: version, Digest: digest, Files: make([]string, len(files))}
-		for i, f := range files {
-			ss.Files[i] = f.Path
-		}
-		facts, err := s.skillFacts(ctx, digest, files)
-		if err != nil {
-			return nil, err
-		}
-		ss.NoModelInvocation, ss.NoUserInvocation, ss.Headings = facts.noModel, facts.noUser, facts.headings
 		if w := Decide(pol.InstallRules, sk.Registry, sk.Trust); w != nil {
 			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)
 		}
 		snap.Skills = append(snap.Skills, ss)
 	}
 	return snap, nil
+}
+
+// snapshotSkill is a skill as a run sees it at one package: its files and
+// who may invoke it (the install policy is the caller's to ask).
+func (s *Service) snapshotSkill(ctx context.Context, id, name, description string, version int, digest string) (SnapshotSkill, error) {
+	files, err := s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest})
+	if err != nil {
+		return SnapshotSkill{}, err
+	}
+	ss := SnapshotSkill{ID: id, Name: name, Description: description, Version: version, Digest: digest, Files: make([]string, len(files))}
+	for i, f := range files {
+		ss.Files[i] = f.Path
+	}
+	facts, err := s.skillFacts(ctx, digest, files)
+	if err != nil {
+		return SnapshotSkill{}, err
+	}
+	ss.NoModelInvocation, ss.NoUserInvocation, ss.Headings = facts.noModel, facts.noUser, facts.headings
+	return ss, nil
 }
 
 // TaskSnapshot decodes a task's snapshot.
