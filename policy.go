@@ -12,10 +12,16 @@ const (
 // Registry matches every registry; MinTrust, when set, makes the rule match
 // only skills whose registry is trusted less than that level (a deny with
 // min_trust "verified" refuses community skills).
+//
+// EvalMaxRegression, on an allow rule, gates catalog updates of the skills
+// it matches: the candidate version's trigger evals (precision and
+// recall, in points of 100) may not fall more than this below the pinned
+// version's, for any agent that follows the skill's current version.
 type InstallRule struct {
-	Effect   string `json:"effect"`
-	Registry string `json:"registry,omitempty"`
-	MinTrust Trust  `json:"min_trust,omitempty"`
+	Effect            string   `json:"effect"`
+	Registry          string   `json:"registry,omitempty"`
+	MinTrust          Trust    `json:"min_trust,omitempty"`
+	EvalMaxRegression *float64 `json:"eval_max_regression,omitempty"`
 }
 
 // ToolPolicy decides which tools an agent may call, by glob over tool

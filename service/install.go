@@ -129,6 +129,10 @@ type UpdateInstalledSkillParams struct {
 	Version int `json:"version,omitempty" jsonschema:"item version to pin; the latest when omitted"`
 	// Reset discards the workspace's own edits of a forked install.
 	Reset bool `json:"reset,omitempty" jsonschema:"also update a skill edited in this workspace, discarding its edits from the current version on"`
+	// Eval compares the candidate's trigger evals with the pinned
+	// version's first (an install rule's eval_max_regression asks for it
+	// anyway).
+	Eval *EvalGateParams `json:"eval,omitempty" jsonschema:"compare the candidate version's trigger evals with the pinned version's before updating"`
 }
 
 // UpdateInstalledSkill moves an installed skill's pin to another item
@@ -156,6 +160,10 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 		return nil, err
 	}
 	v, err := s.itemVersion(ctx, item, p.Version)
+	if err != nil {
+		return nil, err
+	}
+	gate, err := s.gateUpdate(ctx, a, sk, item, v, p.Eval)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +205,9 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 		return nil, err
 	}
 	s.event(ctx, a, a.WorkspaceID, "skill.updated_from_catalog", sk.ID)
-	return view(out, nil), nil
+	sv := view(out, nil)
+	sv.EvalGate = gate
+	return sv, nil
 }
 
 // itemVersion returns version n of a catalog item, the latest for 0. A

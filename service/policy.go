@@ -37,6 +37,9 @@ func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*s
 		if r.Effect != skilld.EffectAllow && r.Effect != skilld.EffectDeny {
 			return nil, invalidField(fmt.Sprintf("install_rules[%d].effect", i), "effect must be allow or deny, not %q", r.Effect)
 		}
+		if n := r.EvalMaxRegression; n != nil && (r.Effect != skilld.EffectAllow || *n < 0 || *n > 100) {
+			return nil, invalidField(fmt.Sprintf("install_rules[%d].eval_max_regression", i), "eval_max_regression is a number of points from 0 to 100, on an allow rule")
+		}
 		if r.MinTrust != "" && !r.MinTrust.Valid() {
 			return nil, invalidField(fmt.Sprintf("install_rules[%d].min_trust", i), "min_trust must be official, verified or community, not %q", r.MinTrust)
 		}
@@ -63,6 +66,9 @@ func (w *Withheld) String() string {
 	if w.Rule.MinTrust != "" {
 		s += fmt.Sprintf(" below trust %q", w.Rule.MinTrust)
 	}
+	if n := w.Rule.EvalMaxRegression; n != nil {
+		s += fmt.Sprintf(" eval_max_regression %g", *n)
+	}
 	return s + ")"
 }
 
@@ -74,8 +80,17 @@ func (w *Withheld) String() string {
 // denying rule, or nil when the skill is allowed. Skills without a registry
 // (written in the workspace) are always allowed.
 func Decide(rules []skilld.InstallRule, registry string, trust skilld.Trust) *Withheld {
+	if i := deciding(rules, registry, trust); i >= 0 && rules[i].Effect == skilld.EffectDeny {
+		return &Withheld{Index: i, Rule: rules[i]}
+	}
+	return nil
+}
+
+// deciding is the index of the rule that decides about a skill from
+// registry with trust (see Decide), or -1 when none does.
+func deciding(rules []skilld.InstallRule, registry string, trust skilld.Trust) int {
 	if registry == "" {
-		return nil
+		return -1
 	}
 	for i, r := range rules {
 		if r.Registry != "" && r.Registry != registry {
@@ -87,12 +102,9 @@ func Decide(rules []skilld.InstallRule, registry string, trust skilld.Trust) *Wi
 				continue
 			}
 		}
-		if r.Effect == skilld.EffectDeny {
-			return &Withheld{Index: i, Rule: r}
-		}
-		return nil
+		return i
 	}
-	return nil
+	return -1
 }
 
 // Check asks the workspace's install policy about a skill now: it returns

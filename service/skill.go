@@ -26,6 +26,9 @@ type SkillView struct {
 	// have changed nothing, so no version was made: this is the skill at
 	// its current version.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// EvalGate are the trigger eval comparisons a catalog update made
+	// before it went through.
+	EvalGate []EvalComparison `json:"eval_gate,omitempty"`
 }
 
 // AlreadyExisted reports whether an operation that creates returned
