@@ -16,7 +16,12 @@ func catalogCommands() []command {
 		{"create-registry", "add a registry (instance admins)", runCatalogCreateRegistry},
 		{"items", "list catalog items", runCatalogItems},
 		{"publish", "publish an archive or folder as an item's next version (instance admins)", runCatalogPublish},
+		{"update", "move an installed skill to another catalog version, --eval gating it on its trigger evals (admins)", runCatalogUpdate},
 	}
+}
+
+func runCatalogUpdate(ctx context.Context, e *env, args []string) int {
+	return updateInstalled(ctx, e, "catalog update", args)
 }
 
 func runCatalogRegistries(ctx context.Context, e *env, args []string) int {

@@ -52,6 +52,7 @@ func commands() []command {
 		{"serve", "run the skilld server", runServe},
 		{"worker", "run tasks from a Temporal task queue, for servers started with --executor temporal", runWorker},
 		{"run", "run one agent task in this process, with skills from disk or a stored agent", runRun},
+		{"eval", "run the trigger evals of an agent's skills: does its model activate the right skill?", runEval},
 		{"mcp", "serve the workspace's skills to an MCP client over stdio (Claude Desktop, VS Code, Codex)", runMCP},
 		{"migrate", "apply database migrations", runMigrate},
 		{"fsck", "check stored blobs and packages, and remove unreferenced blobs (--repair)", runFsck},

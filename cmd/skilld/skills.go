@@ -338,17 +338,40 @@ func runSkillsInstall(ctx context.Context, e *env, args []string) int {
 }
 
 func runSkillsUpdate(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "skills update", "ID [--version N] [--reset]")
+	return updateInstalled(ctx, e, "skills update", args)
+}
+
+// updateInstalled is "skilld skills update" and "skilld catalog update":
+// an installed skill moved to another catalog version, after its trigger
+// evals are compared with --eval.
+func updateInstalled(ctx context.Context, e *env, name string, args []string) int {
+	c := newAPICmd(e, name, "ID [--version N] [--reset] [--eval [--agent NAME] [--runs N] [--model REF]]")
 	var p service.UpdateInstalledSkillParams
+	var g service.EvalGateParams
 	c.fs.IntVar(&p.Version, "version", 0, "catalog version to pin (default: the latest)")
 	c.fs.BoolVar(&p.Reset, "reset", false, "also update a skill edited in this workspace, replacing its edits")
+	eval := c.fs.Bool("eval", false, "first compare the candidate version's trigger evals with the pinned version's (an install rule's eval_max_regression refuses a regression)")
+	c.fs.StringVar(&g.Agent, "agent", "", "with --eval: this agent's catalog and model (default: every agent following the skill)")
+	c.fs.IntVar(&g.Runs, "runs", 0, "with --eval: times each query is asked (default 3)")
+	c.fs.StringVar(&g.Model, "model", "", "with --eval: a model reference instead of each agent's")
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
+	}
+	if *eval {
+		p.Eval = &g
+	} else if g != (service.EvalGateParams{}) {
+		return usageErrorf(c.fs, "--agent, --runs and --model go with --eval")
 	}
 	p.ID = c.args[0]
 	sk, ok := call(ctx, c, service.OpSkillsUpdateInstalled, p)
 	if !ok {
 		return exitFailure
+	}
+	if !c.json {
+		for _, g := range sk.EvalGate {
+			fmt.Fprintf(c.e.stdout, "evals with agent %s (%s): precision %.2f → %.2f, recall %.2f → %.2f\n", g.Agent, g.Model,
+				g.Pinned.Precision, g.Candidate.Precision, g.Pinned.Recall, g.Candidate.Recall)
+		}
 	}
 	return c.printSkill(sk)
 }
