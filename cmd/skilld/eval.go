@@ -109,4 +109,3 @@ func printEvalRun(w io.Writer, run *service.EvalRun) {
 		fmt.Fprintln(w)
 	}
 }
-

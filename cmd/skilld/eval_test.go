@@ -257,3 +257,73 @@ func TestEvalUsage(t *testing.T) {
 		}
 	}
 }
+
+// A catalog update whose candidate triggers worse than the pinned version
+// is refused by an install rule's eval_max_regression, naming the skill,
+// both scores and the rule; asked for without the rule, the comparison is
+// made (reusing the pinned version's stored result) and the update goes
+// through.
+func TestEvalGatesCatalogUpdate(t *testing.T) {
+	t.Parallel()
+	m := &overlapModel{}
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	_, svc, admin := evalData(t, srv)
+	ctx := t.Context()
+	if _, err := svc.CreateRegistry(ctx, admin, service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustVerified}); err != nil {
+		t.Fatal(err)
+	}
+	set := strings.ReplaceAll(csvEvals, "csv-inspector", "csv-tools")
+	for _, desc := range []string{csvPrecise, csvVague} {
+		if _, err := svc.PublishCatalogItem(ctx, admin, service.PublishCatalogItemParams{Registry: "acme", Archive: zipBytes(t, skillFiles("csv-tools", desc, set))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sk, err := svc.InstallSkill(ctx, admin, service.InstallSkillParams{Item: "acme/csv-tools", Version: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CreateAgent(ctx, admin, service.AgentParams{Name: "reviewer", Config: skilld.AgentConfig{Model: "openai:gpt-test", Context: skilld.ContextSettings{Window: 64000}},
+		Skills: []service.AgentSkillRef{{Skill: sk.ID}}}); err != nil {
+		t.Fatal(err)
+	}
+	bound := 10.0
+	if _, err := svc.PutPolicy(ctx, admin, service.PutPolicyParams{InstallRules: []skilld.InstallRule{{Effect: skilld.EffectAllow, Registry: "acme", EvalMaxRegression: &bound}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.UpdateInstalledSkill(ctx, admin, service.UpdateInstalledSkillParams{SkillRef: service.SkillRef{ID: sk.ID}})
+	var reg *service.EvalRegression
+	if skilld.ErrorCode(err) != skilld.EFORBIDDEN || !errors.As(err, &reg) {
+		t.Fatalf("update of a regressing version: %v", err)
+	}
+	msg := skilld.ErrorMessage(err)
+	for _, want := range []string{`"csv-tools"`, "precision 1.00 → 1.00", "recall 1.00 → 0.00", "install policy rule 1 (allow registry \"acme\" eval_max_regression 10)", "100.0 points", `agent "reviewer"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal %q does not say %q", msg, want)
+		}
+	}
+	if got, _ := svc.GetSkill(ctx, admin, service.GetSkillParams{SkillRef: service.SkillRef{ID: sk.ID}}); got == nil || got.CatalogVersion != 1 {
+		t.Errorf("a refused update moved the skill: %+v", got)
+	}
+	list, err := svc.ListEvals(ctx, admin, service.ListEvalsParams{Agent: "reviewer"})
+	if err != nil || len(list.Items) != 2 {
+		t.Fatalf("results after the refusal: %+v %v", list, err)
+	}
+
+	if _, err := svc.PutPolicy(ctx, admin, service.PutPolicyParams{}); err != nil {
+		t.Fatal(err)
+	}
+	calls := m.calls.Load()
+	up, err := svc.UpdateInstalledSkill(ctx, admin, service.UpdateInstalledSkillParams{SkillRef: service.SkillRef{ID: sk.ID}, Eval: &service.EvalGateParams{Runs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up.CatalogVersion != 2 || len(up.EvalGate) != 1 || up.EvalGate[0].Regression != 100 || up.EvalGate[0].Pinned.Recall != 1 || up.EvalGate[0].Candidate.Recall != 0 {
+		t.Errorf("update with evals: %+v %+v", up.Skill, up.EvalGate)
+	}
+	// Only the candidate was asked again (4 queries, 1 run): the pinned
+	// version's result was stored.
+	if n := m.calls.Load() - calls; n != 4 {
+		t.Errorf("%d model calls for the second comparison, want 4", n)
+	}
+}
