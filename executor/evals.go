@@ -26,11 +26,7 @@ func (l *Local) EvalDecider(ctx context.Context, workspaceID string, snap *servi
 	if err != nil {
 		return nil, "", err
 	}
-	skills := make([]agent.Skill, len(snap.Skills))
-	for i, s := range snap.Skills {
-		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Withheld: s.Withheld,
-			NoModelInvocation: s.NoModelInvocation, NoUserInvocation: s.NoUserInvocation}
-	}
+	skills := runSkills(snap)
 	tools, err := l.toolsets(ctx, &skilld.Task{ID: "eval", WorkspaceID: workspaceID}, snap)
 	if err != nil {
 		return nil, "", err

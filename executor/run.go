@@ -408,11 +408,7 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	if d, ok := sb.(sandbox.Described); ok {
 		info = d.Info()
 	}
-	skills := make([]agent.Skill, len(snap.Skills))
-	for i, s := range snap.Skills {
-		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Headings: s.Headings, Withheld: s.Withheld,
-			NoModelInvocation: s.NoModelInvocation, NoUserInvocation: s.NoUserInvocation}
-	}
+	skills := runSkills(snap)
 	tools, err := l.toolsets(ctx, t, snap)
 	if err != nil {
 		return nil, sb, err
@@ -431,4 +427,14 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate, Tools: tools,
 	})
 	return a, sb, err
+}
+
+// runSkills are a snapshot's skills as the runtime takes them.
+func runSkills(snap *service.Snapshot) []agent.Skill {
+	skills := make([]agent.Skill, len(snap.Skills))
+	for i, s := range snap.Skills {
+		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Headings: s.Headings, Withheld: s.Withheld,
+			NoModelInvocation: s.NoModelInvocation, NoUserInvocation: s.NoUserInvocation}
+	}
+	return skills
 }
