@@ -8,7 +8,6 @@ import (
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/evals"
 	"github.com/skilld/skilld/pack"
-	"github.com/skilld/skilld/policy"
 	"github.com/skilld/skilld/sandbox"
 	"github.com/skilld/skilld/service"
 )
@@ -26,18 +25,11 @@ func (l *Local) EvalDecider(ctx context.Context, workspaceID string, snap *servi
 	if err != nil {
 		return nil, "", err
 	}
-	skills := runSkills(snap)
-	tools, err := l.toolsets(ctx, &skilld.Task{ID: "eval", WorkspaceID: workspaceID}, snap)
+	cfg, err := l.runConfig(ctx, &skilld.Task{ID: "eval", WorkspaceID: workspaceID}, snap, rm)
 	if err != nil {
 		return nil, "", err
 	}
-	cfg := agent.Config{
-		Model: rm.model, ModelName: rm.name, Instruction: snap.Instruction, Window: rm.window,
-		Skills: skills, Packages: l.cfg.Service.Packages(),
-		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
-		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
-		Policy: policy.Merge(snap.Tools...), Sandbox: unmade{}, Tokenizer: rm.counter, StorageRetry: l.cfg.StorageRetry, Tools: tools,
-	}
+	cfg.Sandbox = unmade{}
 	decide := func(ctx context.Context, query string) (evals.Outcome, error) {
 		d, err := agent.Decide(ctx, cfg, query)
 		if err != nil {

@@ -408,25 +408,37 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	if d, ok := sb.(sandbox.Described); ok {
 		info = d.Info()
 	}
-	skills := runSkills(snap)
-	tools, err := l.toolsets(ctx, t, snap)
+	cfg, err := l.runConfig(ctx, t, snap, rm)
 	if err != nil {
 		return nil, sb, err
 	}
-	var approve agent.Approver = approver{l}
+	cfg.Approver = approver{l}
 	if opts.Approver != nil {
-		approve = opts.Approver
+		cfg.Approver = opts.Approver
 	}
-	a, err := agent.New(agent.Config{
+	cfg.Sandbox, cfg.SandboxInfo = observedSandbox{Sandbox: sb, obs: obs}, &info
+	cfg.Outputs = taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID, budget: budget}
+	cfg.Log = &taskLog{db: l.cfg.DB, taskID: t.ID, budget: budget, next: next}
+	cfg.Gate = opts.Gate
+	a, err := agent.New(cfg)
+	return a, sb, err
+}
+
+// runConfig is what a run of snap with model rm is configured with, short
+// of what only a task has (its sandbox, log, outputs, approver): an eval's
+// decision is configured with the same.
+func (l *Local) runConfig(ctx context.Context, t *skilld.Task, snap *service.Snapshot, rm runModel) (agent.Config, error) {
+	tools, err := l.toolsets(ctx, t, snap)
+	if err != nil {
+		return agent.Config{}, err
+	}
+	return agent.Config{
 		Model: rm.model, ModelName: rm.name, Instruction: snap.Instruction, Window: rm.window,
-		Skills: skills, Packages: l.cfg.Service.Packages(), SkillIndexes: &l.indexes,
+		Skills: runSkills(snap), Packages: l.cfg.Service.Packages(), SkillIndexes: &l.indexes,
 		Placement: snap.Context.Placement, EntryShare: snap.Context.EntryShare, SkillsShare: snap.Context.SkillsShare,
 		MaxLoaded: snap.Context.MaxLoaded, MaxMessages: snap.Context.MaxMessages, NoCompaction: snap.Context.Compaction != nil && !*snap.Context.Compaction,
-		Policy: policy.Merge(snap.Tools...), Approver: approve, Sandbox: observedSandbox{Sandbox: sb, obs: obs}, SandboxInfo: &info,
-		Tokenizer: rm.counter, Outputs: taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID, budget: budget}, Log: &taskLog{db: l.cfg.DB, taskID: t.ID, budget: budget, next: next},
-		StorageRetry: l.cfg.StorageRetry, Gate: opts.Gate, Tools: tools,
-	})
-	return a, sb, err
+		Policy: policy.Merge(snap.Tools...), Tokenizer: rm.counter, StorageRetry: l.cfg.StorageRetry, Tools: tools,
+	}, nil
 }
 
 // runSkills are a snapshot's skills as the runtime takes them.

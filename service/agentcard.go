@@ -54,11 +54,7 @@ func (s *Service) AgentCard(ctx context.Context, a Actor, p AgentCardParams) (*A
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	ag, err := s.agent(ctx, a, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := s.Resolve(ctx, a.WorkspaceID, ag)
+	ag, snap, err := s.resolveAgent(ctx, a, p.ID)
 	if err != nil {
 		return nil, err
 	}

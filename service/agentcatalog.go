@@ -69,11 +69,7 @@ func (s *Service) AgentCatalog(ctx context.Context, a Actor, p AgentCatalogParam
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	ag, err := s.agent(ctx, a, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := s.Resolve(ctx, a.WorkspaceID, ag)
+	ag, snap, err := s.resolveAgent(ctx, a, p.ID)
 	if err != nil {
 		return nil, err
 	}

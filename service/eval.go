@@ -45,11 +45,7 @@ func (s *Service) RunEvals(ctx context.Context, a Actor, p RunEvalsParams) (*Eva
 	if err := a.can(skilld.RoleMember); err != nil {
 		return nil, err
 	}
-	ag, err := s.agent(ctx, a, p.Agent)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := s.Resolve(ctx, a.WorkspaceID, ag)
+	ag, snap, err := s.resolveAgent(ctx, a, p.Agent)
 	if err != nil {
 		return nil, err
 	}

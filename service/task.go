@@ -101,11 +101,7 @@ func (s *Service) newTask(ctx context.Context, a Actor, p StartTaskParams, check
 			return nil, err
 		}
 	}
-	ag, err := s.agent(ctx, a, p.ID)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := s.Resolve(ctx, a.WorkspaceID, ag)
+	ag, snap, err := s.resolveAgent(ctx, a, p.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +191,20 @@ func (s *Service) snapshotSkill(ctx context.Context, id, name, description strin
 	}
 	ss.NoModelInvocation, ss.NoUserInvocation, ss.Headings = facts.noModel, facts.noUser, facts.headings
 	return ss, nil
+}
+
+// resolveAgent finds an agent of the actor's workspace and resolves it as
+// a task starting now would see it.
+func (s *Service) resolveAgent(ctx context.Context, a Actor, ref string) (*skilld.Agent, *Snapshot, error) {
+	ag, err := s.agent(ctx, a, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := s.Resolve(ctx, a.WorkspaceID, ag)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ag, snap, nil
 }
 
 // TaskSnapshot decodes a task's snapshot.
