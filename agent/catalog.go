@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -272,4 +273,37 @@ func FitCatalog(skills []Skill, window int, count func(string) int) CatalogFit {
 		f.DescriptionCut = -1
 	}
 	return f
+}
+
+// CatalogEntry is how much of a skill's entry a catalog shows.
+type CatalogEntry int
+
+const (
+	// CatalogEntryWhole: its name, whole description and file list.
+	CatalogEntryWhole CatalogEntry = iota
+	// CatalogEntryShortened: its file list or part of its description
+	// was cut.
+	CatalogEntryShortened
+	// CatalogEntryNameOnly: its name alone.
+	CatalogEntryNameOnly
+)
+
+// CatalogEntryAt says how a catalog at the level named level (as
+// catalog.shortened events name it; "" is "full") shows skill s, by the
+// rules the catalog is rendered with, so that readers of a log need not
+// copy them. ok is false for a level name this build does not know.
+func CatalogEntryAt(s Skill, level string) (entry CatalogEntry, ok bool) {
+	if level == "" {
+		level = catalogLevelNames[catalogFull]
+	}
+	i := slices.Index(catalogLevelNames[:], level)
+	switch {
+	case i < 0:
+		return CatalogEntryWhole, false
+	case i >= catalogNamesOnly:
+		return CatalogEntryNameOnly, true
+	case len(shortenedAt([]Skill{s}, i, nil)) > 0:
+		return CatalogEntryShortened, true
+	}
+	return CatalogEntryWhole, true
 }

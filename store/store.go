@@ -56,6 +56,7 @@ type Querier interface {
 	TaskQueries
 	EventQueries
 	EvalQueries
+	SkillUsageQueries
 }
 
 // Options tune Open in every driver.

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("TaskOutputs", func(t *testing.T) { testTaskOutputs(t, open) })
 	t.Run("TaskDelete", func(t *testing.T) { testTaskDelete(t, open) })
 	t.Run("TaskListFinished", func(t *testing.T) { testTaskListFinished(t, open) })
+	t.Run("SkillUsage", func(t *testing.T) { testSkillUsage(t, open) })
 	t.Run("StorageUsage", func(t *testing.T) { testStorageUsage(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("Transactions", func(t *testing.T) { testTransactions(t, open) })
