@@ -50,8 +50,8 @@ const (
 	OutcomeUnfinished = "unfinished"
 )
 
-// Outcomes lists the outcomes of finished tasks.
-func Outcomes() []string { return []string{OutcomeCompleted, OutcomeFailed, OutcomeCancelled} }
+// OutcomeNames lists the outcomes of finished tasks.
+func OutcomeNames() []string { return []string{OutcomeCompleted, OutcomeFailed, OutcomeCancelled} }
 
 // Skill is one skill of a task's snapshot, as the run saw it.
 type Skill struct {

@@ -161,6 +161,7 @@ func Routes() []Route {
 		withReply(route(post, ws+"/skills/import", service.OpSkillsImportGitHub, created, json, RoleMember), ReplyOneOrMany),
 		route(post, ws+"/skills/import-path", service.OpSkillsImportPath, created, json, RoleAdmin),
 		route(post, ws+"/skills/install", service.OpSkillsInstall, created, json, RoleMember),
+		route(get, ws+"/analytics/skills", service.OpSkillsStats, ok, none, RoleViewer),
 		route(get, skill, service.OpSkillsGet, ok, none, RoleViewer),
 		route(patch, skill, service.OpSkillsEditMetadata, ok, json, RoleMember),
 		route(del, skill, service.OpSkillsDelete, noContent, none, RoleMember),

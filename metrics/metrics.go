@@ -73,6 +73,8 @@ type Metrics struct {
 	expired       prometheus.Counter
 	// streamRefusals: see streams.go.
 	streamRefusals *prometheus.CounterVec
+	// skillUsage: see skill_usage.go.
+	skillUsage *skillUsage
 }
 
 // New returns the metrics of one server, registered on a registry of
@@ -100,6 +102,7 @@ func New(cfg Config) *Metrics {
 	m.egress = counter("sandbox_egress_total", "Connections of sandbox commands through their proxy, by result (allowed, denied).", "result")
 	m.egressBytes = counter("sandbox_egress_bytes_total", "Bytes through sandbox proxies, by direction (up: from the sandbox, down: to it).", "direction")
 	m.streamRefusals = newStreamRefusals()
+	m.skillUsage = newSkillUsage()
 	m.activations = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "skill_activations_total", Help: "Skills activated."})
 	m.refusals = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "skill_refusals_total", Help: "Skill activations refused (over budget, withheld, not found)."})
 	m.toolsWithheld = prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "tools_withheld_total", Help: "Tools the tool policy withheld, summed over task starts."})
@@ -113,6 +116,7 @@ func New(cfg Config) *Metrics {
 		m.streamRefusals, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Known label values start at 0, so the series exist (and rates work)
 	// before the first occurrence.
+	m.reg.MustRegister(m.skillUsage.collectors()...)
 	for _, source := range []string{"api", "executor"} {
 		for _, backend := range []string{skilld.BackendDatabase, skilld.BackendBlob, BackendNone} {
 			for _, code := range serverCodes() {

@@ -18,14 +18,29 @@ func (s *Service) DisclosedSkills(ctx context.Context, a Actor) ([]*skilld.Skill
 	if err != nil {
 		return nil, err
 	}
+	skills, err := s.workspaceSkills(ctx, a.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*skilld.Skill
+	for _, sk := range skills {
+		if Decide(pol.InstallRules, sk.Registry, sk.Trust) == nil {
+			out = append(out, sk)
+		}
+	}
+	return out, nil
+}
+
+// workspaceSkills lists every skill of workspace ws, by name.
+func (s *Service) workspaceSkills(ctx context.Context, ws string) ([]*skilld.Skill, error) {
 	var out []*skilld.Skill
 	for page := (store.Page{Limit: store.MaxPageSize}); ; {
-		res, err := s.db.SkillList(ctx, &store.SkillListParams{WorkspaceID: a.WorkspaceID, Page: page})
+		res, err := s.db.SkillList(ctx, &store.SkillListParams{WorkspaceID: ws, Page: page})
 		if err != nil {
 			return nil, err
 		}
 		for _, it := range res.Items {
-			if it.Skill != nil && Decide(pol.InstallRules, it.Skill.Registry, it.Skill.Trust) == nil {
+			if it.Skill != nil {
 				out = append(out, it.Skill)
 			}
 		}

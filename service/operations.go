@@ -93,6 +93,7 @@ var (
 	OpSkillsUpdateInstalled   = newOp("skills.update_installed", "", "Move an installed skill to another catalog version (admins)", (*Service).UpdateInstalledSkill)
 	OpSkillsVersionsList      = newOp("skills.versions.list", "", "List a skill's versions, newest first", (*Service).ListSkillVersions)
 	OpSkillsVersionsGet       = newOp("skills.versions.get", "", "Get one version of a skill with its files", (*Service).GetSkillVersion)
+	OpSkillsStats             = newOp("skills.stats", "", "Report what finished tasks did with each skill of the workspace or of an agent: offers, activations, refusals, unloads, outcomes, per version (any role)", (*Service).SkillStats)
 	OpSkillsVersionsRestore   = newOp("skills.versions.restore", "", "Make an old version current again, as a new version", (*Service).RestoreSkillVersion)
 
 	OpCatalogRegistriesCreate = newOp("catalog.registries.create", "", "Add a catalog registry (instance admins)", (*Service).CreateRegistry)
@@ -157,6 +158,7 @@ func Operations() []Operation {
 		OpSkillsVersionsList.Operation,
 		OpSkillsVersionsGet.Operation,
 		OpSkillsVersionsRestore.Operation,
+		OpSkillsStats.Operation,
 
 		OpCatalogRegistriesCreate.Operation,
 		OpCatalogRegistriesList.Operation,

@@ -63,6 +63,9 @@ type Config struct {
 	// StorageQuota bounds the bytes the tasks of a workspace without a
 	// quota of its own keep (0: none); a workspace at it starts no task.
 	StorageQuota int64
+	// UsageIndexed, when set, is told of each task the skill usage
+	// indexer indexes: its outcome and its rows (for metrics).
+	UsageIndexed func(outcome string, rows []store.SkillUsage)
 }
 
 // GitHubFetcher downloads the chosen skill folders of a GitHub repository

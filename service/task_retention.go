@@ -134,21 +134,32 @@ type TaskSweep struct {
 // ends stops at its next store call, and frees what it deleted before it
 // returns.
 func (s *Service) SweepTasks(ctx context.Context, o TaskSweep) {
-	if o.Interval <= 0 {
-		o.Interval = TaskSweepInterval
+	sweep(ctx, orDefault(o.Interval, TaskSweepInterval), func() (int, error) {
+		return s.DeleteExpiredTasks(ctx, orDefault(o.Batch, TaskSweepBatch))
+	}, o.Report)
+}
+
+// orDefault is v, or d when v is not positive.
+func orDefault[T int | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
 	}
-	if o.Batch <= 0 {
-		o.Batch = TaskSweepBatch
-	}
-	tick := time.NewTicker(o.Interval)
+	return v
+}
+
+// sweep runs pass at once and then every interval, until ctx is done,
+// telling report (when set) how each went; a pass cut short by ctx is
+// not a failure.
+func sweep(ctx context.Context, interval time.Duration, pass func() (int, error), report func(int, error)) {
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		n, err := s.DeleteExpiredTasks(ctx, o.Batch)
+		n, err := pass()
 		if ctx.Err() != nil {
-			err = nil // stopping is not a failure
+			err = nil
 		}
-		if o.Report != nil {
-			o.Report(n, err)
+		if report != nil {
+			report(n, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -10,6 +10,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/metrics"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
 )
 
 // retentionFlags is serve's --task-retention: how long finished tasks are
@@ -40,10 +41,7 @@ func (f *retentionFlags) check() error {
 // ends the sweeper and waits for it, so the stores it uses are closed
 // after it.
 func sweepTasks(ctx context.Context, svc *service.Service, logger *slog.Logger, m *metrics.Metrics) (stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	return inBackground(ctx, func(ctx context.Context) {
 		svc.SweepTasks(ctx, service.TaskSweep{Report: func(n int, err error) {
 			if m != nil {
 				m.TasksExpired(n)
@@ -55,9 +53,41 @@ func sweepTasks(ctx context.Context, svc *service.Service, logger *slog.Logger, 
 				logger.Warn("deleting expired tasks", "error", err)
 			}
 		}})
+	})
+}
+
+// sweepUsage runs the service's skill usage indexer in the background,
+// as sweepTasks runs the retention sweeper; its failures are logged and
+// the next pass tries again.
+func sweepUsage(ctx context.Context, svc *service.Service, logger *slog.Logger) (stop func()) {
+	return inBackground(ctx, func(ctx context.Context) {
+		svc.SweepSkillUsage(ctx, service.UsageSweep{Report: func(_ int, err error) {
+			if err != nil {
+				logger.Warn("indexing skill usage", "error", err)
+			}
+		}})
+	})
+}
+
+// inBackground runs run in a goroutine until stop, which cancels its
+// context and waits for it, so the stores it uses are closed after it.
+func inBackground(ctx context.Context, run func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run(ctx)
 	}()
 	return func() {
 		cancel()
 		<-done
 	}
+}
+
+// usageIndexed counts indexed tasks in m (nil: nothing to count).
+func usageIndexed(m *metrics.Metrics) func(string, []store.SkillUsage) {
+	if m == nil {
+		return nil
+	}
+	return m.SkillUsageIndexed
 }

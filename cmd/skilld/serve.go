@@ -143,7 +143,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	defer tasks.stop()
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
-		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, StorageQuota: tf.quotaBytes, Rates: service.Rates{Imports: *importRate, Searches: *searchRate}})
+		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, StorageQuota: tf.quotaBytes, Rates: service.Rates{Imports: *importRate, Searches: *searchRate},
+			UsageIndexed: usageIndexed(obs.metrics)})
 	if err := bootstrap(ctx, e, logger, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN"), sf.adminHint()); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
@@ -155,6 +156,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	obs.watchQueue(watcher)
 	defer sweepTasks(ctx, svc, logger, obs.metrics)()
+	defer sweepUsage(ctx, svc, logger)()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
