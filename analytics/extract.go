@@ -92,7 +92,7 @@ func Extract(skills []Skill, entries []*skilld.TaskLogEntry) []TaskSkill {
 				cat.listed = set(p.Listed)
 			}
 		case agent.LLMCallStarted:
-			iteration = p.Iteration
+			iteration = max(p.Iteration, 0)
 		case agent.SkillActivated:
 			if t, ok := find(p.Skill); ok {
 				t.Activations++
