@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Where a parameter travels in a request. The server decodes and the
@@ -106,11 +107,17 @@ func derefType(t reflect.Type) reflect.Type {
 	return t
 }
 
+// timeType travels as an RFC 3339 string.
+var timeType = reflect.TypeFor[time.Time]()
+
 // scalarKind reports whether t (or what it points to) can travel as one
 // string in a path segment or query parameter.
 func scalarKind(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == timeType {
+		return true
 	}
 	switch t.Kind() {
 	case reflect.String, reflect.Bool,
@@ -131,6 +138,14 @@ func setScalar(v reflect.Value, s string) error {
 			return err
 		}
 		v.Set(p)
+		return nil
+	}
+	if v.Type() == timeType {
+		at, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return fmt.Errorf("must be an RFC 3339 time such as 2026-01-02T15:04:05Z, not %q", s)
+		}
+		v.Set(reflect.ValueOf(at))
 		return nil
 	}
 	switch v.Kind() {
@@ -178,6 +193,9 @@ func formatScalar(v reflect.Value) (s string, ok bool) {
 	}
 	if v.IsZero() {
 		return "", false
+	}
+	if at, ok := v.Interface().(time.Time); ok {
+		return at.Format(time.RFC3339Nano), true
 	}
 	switch v.Kind() {
 	case reflect.String:

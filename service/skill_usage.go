@@ -125,9 +125,9 @@ func (s *Service) SweepSkillUsage(ctx context.Context, o UsageSweep) {
 }
 
 type SkillStatsParams struct {
-	Agent string `json:"agent,omitempty" query:"agent" jsonschema:"only tasks of this agent, and only the skills attached to it (ID or name)"`
-	From  string `json:"from,omitempty" query:"from" jsonschema:"only tasks created at or after this time (RFC 3339)"`
-	To    string `json:"to,omitempty" query:"to" jsonschema:"only tasks created before this time (RFC 3339)"`
+	Agent string    `json:"agent,omitempty" query:"agent" jsonschema:"only tasks of this agent, and only the skills attached to it (ID or name)"`
+	From  time.Time `json:"from,omitzero" query:"from" jsonschema:"only tasks created at or after this time (RFC 3339)"`
+	To    time.Time `json:"to,omitzero" query:"to" jsonschema:"only tasks created before this time (RFC 3339)"`
 }
 
 type SkillStatsList struct {
@@ -142,22 +142,9 @@ func (s *Service) SkillStats(ctx context.Context, a Actor, p SkillStatsParams) (
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	q := store.SkillUsageSummaryParams{WorkspaceID: a.WorkspaceID}
-	for _, f := range []struct {
-		name, value string
-		at          *time.Time
-	}{{"from", p.From, &q.From}, {"to", p.To, &q.To}} {
-		if f.value == "" {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339, f.value)
-		if err != nil {
-			return nil, invalidField(f.name, "%s must be an RFC 3339 time such as 2026-01-02T15:04:05Z, not %q", f.name, f.value)
-		}
-		*f.at = at
-	}
+	q := store.SkillUsageSummaryParams{WorkspaceID: a.WorkspaceID, From: p.From, To: p.To}
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
-		return nil, invalidField("to", "to (%s) must be after from (%s)", p.To, p.From)
+		return nil, invalidField("to", "to (%s) must be after from (%s)", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
 	}
 	var refs []analytics.SkillRef
 	if p.Agent != "" {

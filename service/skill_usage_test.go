@@ -172,22 +172,19 @@ func TestSkillStats(t *testing.T) {
 		if q, ok := bySide["quiet"]; len(bySide) != 1 || !ok || q.Tasks != 1 {
 			t.Errorf("the side agent's stats: %+v", bySide)
 		}
-		future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+		future := time.Now().Add(time.Hour).UTC()
 		if a := e.stats(t, e.viewer, service.SkillStatsParams{From: future})["alpha"]; a.Tasks != 0 {
 			t.Errorf("tasks from the future: %+v", a)
 		}
 		if a := e.stats(t, e.viewer, service.SkillStatsParams{To: future})["alpha"]; a.Tasks != 2 {
 			t.Errorf("tasks until the future: %+v", a)
 		}
-		for _, p := range []service.SkillStatsParams{{From: "yesterday"}, {To: "2026-13-01T00:00:00Z"}, {From: future, To: future}} {
-			_, err := e.svc.SkillStats(ctx, e.viewer, p)
-			wantCode(t, err, skilld.EINVALID)
-			var se *skilld.Error
-			if field := map[bool]string{true: "from", false: "to"}[p.To == ""]; !errors.As(err, &se) || len(se.Details) != 1 || se.Details[0].Field != field {
-				t.Errorf("%+v: %v does not name %s", p, err, field)
-			}
+		_, err := e.svc.SkillStats(ctx, e.viewer, service.SkillStatsParams{From: future, To: future})
+		var se *skilld.Error
+		if wantCode(t, err, skilld.EINVALID); !errors.As(err, &se) || len(se.Details) != 1 || se.Details[0].Field != "to" {
+			t.Errorf("an empty range: %v does not name to", err)
 		}
-		_, err := e.svc.SkillStats(ctx, e.other, service.SkillStatsParams{Agent: "main"})
+		_, err = e.svc.SkillStats(ctx, e.other, service.SkillStatsParams{Agent: "main"})
 		wantCode(t, err, skilld.ENOTFOUND)
 
 		// Asking again indexes nothing again.
