@@ -34,6 +34,7 @@ func skillsCommands() []command {
 		{"files", "list the files of a skill version", runSkillsFiles},
 		{"cat", "print one file of a skill (SKILL.md by default)", runSkillsCat},
 		{"update", "move an installed skill to another catalog version (admins)", runSkillsUpdate},
+		{"stats", "what finished tasks did with each skill: offers, activations, refusals, unloads", runSkillsStats},
 	}
 }
 
