@@ -126,6 +126,7 @@ func (s *Service) SweepSkillUsage(ctx context.Context, o UsageSweep) {
 
 type SkillStatsParams struct {
 	Agent string    `json:"agent,omitempty" query:"agent" jsonschema:"only tasks of this agent, and only the skills attached to it (ID or name)"`
+	Skill string    `json:"skill,omitempty" query:"skill" jsonschema:"only this skill (ID or slug)"`
 	From  time.Time `json:"from,omitzero" query:"from" jsonschema:"only tasks created at or after this time (RFC 3339)"`
 	To    time.Time `json:"to,omitzero" query:"to" jsonschema:"only tasks created before this time (RFC 3339)"`
 }
@@ -135,8 +136,8 @@ type SkillStatsList struct {
 }
 
 // SkillStats reports what finished tasks did with each skill of the
-// workspace, or of the agent (viewers and up): every skill is listed,
-// zeros included. The workspace's tasks that finished since the last pass
+// workspace, or of the agent, or with one skill (viewers and up): every
+// skill is listed, zeros included. The workspace's tasks that finished since the last pass
 // of the indexer are indexed first, up to UsageQueryBatch of them.
 func (s *Service) SkillStats(ctx context.Context, a Actor, p SkillStatsParams) (*SkillStatsList, error) {
 	if err := a.can(skilld.RoleViewer); err != nil {
@@ -146,21 +147,35 @@ func (s *Service) SkillStats(ctx context.Context, a Actor, p SkillStatsParams) (
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
 		return nil, invalidField("to", "to (%s) must be after from (%s)", q.To.Format(time.RFC3339), q.From.Format(time.RFC3339))
 	}
+	var only *skilld.Skill
+	if p.Skill != "" {
+		sk, err := s.skill(ctx, a, p.Skill)
+		if err != nil {
+			return nil, err
+		}
+		only, q.SkillID = sk, sk.ID
+	}
 	var refs []analytics.SkillRef
-	if p.Agent != "" {
+	switch {
+	case p.Agent != "":
 		ag, err := s.agent(ctx, a, p.Agent)
 		if err != nil {
 			return nil, err
 		}
 		q.AgentID = ag.ID
 		for _, att := range ag.Skills {
+			if only != nil && att.SkillID != only.ID {
+				continue
+			}
 			sk, err := s.db.SkillGet(ctx, &store.SkillGetParams{WorkspaceID: a.WorkspaceID, ID: att.SkillID})
 			if err != nil {
 				return nil, err
 			}
 			refs = append(refs, analytics.SkillRef{ID: sk.ID, Name: sk.Name})
 		}
-	} else {
+	case only != nil:
+		refs = []analytics.SkillRef{{ID: only.ID, Name: only.Name}}
+	default:
 		skills, err := s.workspaceSkills(ctx, a.WorkspaceID)
 		if err != nil {
 			return nil, err

@@ -172,6 +172,12 @@ func TestSkillStats(t *testing.T) {
 		if q, ok := bySide["quiet"]; len(bySide) != 1 || !ok || q.Tasks != 1 {
 			t.Errorf("the side agent's stats: %+v", bySide)
 		}
+		if one := e.stats(t, e.viewer, service.SkillStatsParams{Skill: "alpha"}); len(one) != 1 || one["alpha"].Activations != 2 {
+			t.Errorf("alpha alone: %+v", one)
+		}
+		if none := e.stats(t, e.viewer, service.SkillStatsParams{Skill: "alpha", Agent: "side"}); len(none) != 0 {
+			t.Errorf("alpha of an agent it is not attached to: %+v", none)
+		}
 		future := time.Now().Add(time.Hour).UTC()
 		if a := e.stats(t, e.viewer, service.SkillStatsParams{From: future})["alpha"]; a.Tasks != 0 {
 			t.Errorf("tasks from the future: %+v", a)

@@ -20,7 +20,8 @@ type SkillUsageQueries interface {
 	// the task is gone.
 	SkillUsageReplace(ctx context.Context, p *SkillUsageReplaceParams) error
 	// SkillUsageSummary sums the rows of a workspace's tasks created in
-	// [From, To) (zero: unbounded), of one agent when AgentID is set,
+	// [From, To) (zero: unbounded), of one agent when AgentID is set and
+	// of one skill when SkillID is,
 	// grouped by skill, version, offer, withheld rule, outcome and
 	// refusal reasons: one group per combination, however many tasks.
 	SkillUsageSummary(ctx context.Context, p *SkillUsageSummaryParams) ([]SkillUsageGroup, error)
@@ -76,6 +77,7 @@ type SkillUsage struct {
 type SkillUsageSummaryParams struct {
 	WorkspaceID string
 	AgentID     string
+	SkillID     string
 	From, To    time.Time
 }
 

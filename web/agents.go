@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/analytics"
 	"github.com/skilld/skilld/service"
 )
 
@@ -52,6 +53,9 @@ type agentData struct {
 	Skills  []skillChoice
 	Error   string
 	Saved   bool
+	// Stats are what the agent's finished tasks did with each of its
+	// skills (skills.stats).
+	Stats []analytics.SkillStats
 }
 
 func formOf(a *skilld.Agent) agentForm {
@@ -102,6 +106,12 @@ func (ui *UI) showAgent(w http.ResponseWriter, r *http.Request, s *session, stat
 	title := "New agent"
 	if d.Agent != nil {
 		title = d.Agent.Name
+		stats, err := ui.svc.SkillStats(r.Context(), s.actor, service.SkillStatsParams{Agent: d.Agent.ID})
+		if err != nil {
+			ui.fail(w, r, s, err)
+			return
+		}
+		d.Stats = stats.Items
 	}
 	ui.render(w, r, s, status, "agent", title, d)
 }

@@ -131,6 +131,13 @@ func funcs() template.FuncMap {
 		"join":    strings.Join,
 		"window":  units.Window,
 		"percent": func(share float64) float64 { return share * 100 },
+		// mean shows a mean to one decimal, "–" when there is none.
+		"mean": func(m *float64) string {
+			if m == nil {
+				return "–"
+			}
+			return fmt.Sprintf("%.1f", *m)
+		},
 	}
 }
 

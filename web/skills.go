@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/analytics"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/skillmd"
 )
@@ -102,10 +103,13 @@ type skillData struct {
 	Files    *service.SkillFiles
 	Versions *service.VersionList
 	From, To int
+	// Stats are what finished tasks did with the skill (skills.stats).
+	Stats *analytics.SkillStats
 }
 
 // skillPage shows one skill: SKILL.md rendered, metadata, warnings, files
-// and versions (skills.get, get_content, list_files, versions.list).
+// and versions, and what tasks did with it (skills.get, get_content,
+// list_files, versions.list, stats).
 func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx, id := r.Context(), r.PathValue("id")
 	sk, err := ui.svc.GetSkill(ctx, s.actor, service.GetSkillParams{SkillRef: service.SkillRef{ID: id}})
@@ -129,6 +133,11 @@ func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
 		ui.fail(w, r, s, err)
 		return
 	}
+	stats, err := ui.svc.SkillStats(ctx, s.actor, service.SkillStatsParams{Skill: sk.ID})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
 	// The stored SKILL.md is checked again here, leniently, so that the
 	// page shows the warnings of any skill, not only of one just saved.
 	rep := skillmd.Check([]byte(content.Content), skillmd.Options{Lenient: true})
@@ -137,7 +146,7 @@ func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
 		body = rep.Skill.Body
 	}
 	d := skillData{Skill: sk, Body: ui.renderMarkdown(body, fmt.Sprintf("%sskills/%s/files/{path}?version=%d", Prefix, sk.ID, sk.Version)), Warnings: append(rep.Errors, rep.Warnings...), Files: files, Versions: versions,
-		From: max(sk.Version-1, 1), To: sk.Version}
+		From: max(sk.Version-1, 1), To: sk.Version, Stats: &stats.Items[0]}
 	ui.render(w, r, s, http.StatusOK, "skill", sk.Name, d)
 }
 

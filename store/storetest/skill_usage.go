@@ -100,6 +100,9 @@ func testSkillUsage(t *testing.T, open Opener) {
 		"s2/completed": {SkillID: "s2", Name: "name-s2", Version: 1, Digest: "sha256:1", Offer: "shortened", Outcome: "completed", Tasks: 1, Refusals: 2, RefusalReasons: map[string]int{"it needs N tokens": 2}},
 	}
 	checkGroups(t, got, want)
+	if got := summary(store.SkillUsageSummaryParams{WorkspaceID: ws.ID, SkillID: "s2"}); len(got) != 1 || got["s2/completed"].Refusals != 2 {
+		t.Errorf("skill s2's summary = %v", got)
+	}
 	if got := summary(store.SkillUsageSummaryParams{WorkspaceID: ws.ID, AgentID: "a2"}); len(got) != 0 {
 		t.Errorf("another agent's summary = %v, want none", got)
 	}

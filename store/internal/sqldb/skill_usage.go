@@ -77,6 +77,9 @@ func (q *Queries) SkillUsageSummary(ctx context.Context, p *store.SkillUsageSumm
 	if p.AgentID != "" {
 		where, args = append(where, "agent_id = ?"), append(args, p.AgentID)
 	}
+	if p.SkillID != "" {
+		where, args = append(where, "skill_id = ?"), append(args, p.SkillID)
+	}
 	if !p.From.IsZero() {
 		where, args = append(where, "created_at >= ?"), append(args, p.From.UTC())
 	}
