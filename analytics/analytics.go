@@ -3,11 +3,12 @@
 // activated it, what refused or unloaded it, and how the task ended. It is
 // pure: a task's snapshot skills and log entries in, one TaskSkill per
 // skill out. The service stores these per task (store.SkillUsage) and sums
-// them per skill (Stats).
+// them per skill (Summarize).
 package analytics
 
 import (
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/store"
 )
 
 // How a task's catalog offered a skill to the model. The first three are
@@ -59,27 +60,6 @@ type Skill struct {
 	Version int
 }
 
-// TaskSkill is what one task did with one attached skill.
-type TaskSkill struct {
-	SkillID string
-	Name    string
-	Version int
-	Digest  string
-	// Offer is how the catalog offered the skill (OfferFull, …);
-	// WithheldRule the install rule that withheld it.
-	Offer        string
-	WithheldRule string
-	// Activations counts its activations; FirstIteration is the model
-	// call whose answer first activated it (0: the user's "/name" input,
-	// before any call), -1 when it was never activated.
-	Activations    int
-	FirstIteration int
-	// Refusals counts activations refused; RefusalReasons by reason
-	// (ReasonKind: the numbers in a reason replaced by N).
-	Refusals       int
-	RefusalReasons map[string]int
-	Unloads        int
-	// Found counts the searches whose results named it.
-	Found   int
-	Outcome string
-}
+// TaskSkill is what one task did with one attached skill: the part of a
+// stored row (store.SkillUsage) its log says.
+type TaskSkill = store.SkillUse

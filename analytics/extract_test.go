@@ -288,8 +288,8 @@ func TestExtractListedAndSearched(t *testing.T) {
 func TestReasonKind(t *testing.T) {
 	for in, want := range map[string]string{
 		"it needs 1200 tokens and only 300 of the 3000-token skills budget are left": "it needs N tokens and only N of the N-token skills budget are left",
-		"  no numbers  ": "no numbers",
-		strings.Repeat("7", 500): "N",
+		"  no numbers  ":          "no numbers",
+		strings.Repeat("7", 500):  "N",
 		strings.Repeat("ab", 200): strings.Repeat("ab", 100),
 	} {
 		if got := analytics.ReasonKind(in); got != want {

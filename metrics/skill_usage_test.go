@@ -24,10 +24,10 @@ func TestSkillUsageIndexed(t *testing.T) {
 		t.Errorf("series before any task: %v", series)
 	}
 	m.SkillUsageIndexed(analytics.OutcomeCompleted, []store.SkillUsage{
-		{Name: "a", Offer: analytics.OfferFull, Activations: 2, Refusals: 1},
-		{Name: "b", Offer: analytics.OfferShortened, Unloads: 1},
+		{SkillUse: store.SkillUse{Name: "a", Offer: analytics.OfferFull, Activations: 2, Refusals: 1}},
+		{SkillUse: store.SkillUse{Name: "b", Offer: analytics.OfferShortened, Unloads: 1}},
 	})
-	m.SkillUsageIndexed(analytics.OutcomeFailed, []store.SkillUsage{{Name: "a", Offer: analytics.OfferFull, Activations: 1}})
+	m.SkillUsageIndexed(analytics.OutcomeFailed, []store.SkillUsage{{SkillUse: store.SkillUse{Name: "a", Offer: analytics.OfferFull, Activations: 1}}})
 	m.SkillUsageIndexed(analytics.OutcomeCancelled, nil)
 	for _, c := range []struct {
 		name   string

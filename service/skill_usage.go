@@ -89,10 +89,8 @@ func (s *Service) indexTask(ctx context.Context, p store.SkillUsageTask) (string
 	outcome := string(t.Status)
 	rows := make([]store.SkillUsage, 0, len(skills))
 	for _, u := range analytics.Extract(skills, entries) {
-		rows = append(rows, store.SkillUsage{SkillID: u.SkillID, WorkspaceID: t.WorkspaceID, AgentID: t.AgentID, Name: u.Name,
-			Version: u.Version, Digest: u.Digest, Offer: u.Offer, WithheldRule: u.WithheldRule, Activations: u.Activations,
-			FirstIteration: u.FirstIteration, Refusals: u.Refusals, RefusalReasons: u.RefusalReasons, Unloads: u.Unloads, Found: u.Found,
-			Outcome: outcome, CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt})
+		u.Outcome = outcome
+		rows = append(rows, store.SkillUsage{SkillUse: u, WorkspaceID: t.WorkspaceID, AgentID: t.AgentID, CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt})
 	}
 	err = s.db.SkillUsageReplace(ctx, &store.SkillUsageReplaceParams{TaskID: t.ID, ExpectSeq: p.IndexedSeq, Seq: lastSeq(entries), Rows: rows})
 	return outcome, rows, err

@@ -52,26 +52,40 @@ type SkillUsageReplaceParams struct {
 	Rows      []SkillUsage
 }
 
-// SkillUsage is one task's use of one attached skill.
+// SkillUsage is one task's use of one attached skill: what its log says
+// (SkillUse) and the task's own fields the rows are filtered by.
 type SkillUsage struct {
-	SkillID      string
-	WorkspaceID  string
-	AgentID      string
-	Name         string
-	Version      int
-	Digest       string
+	SkillUse
+	WorkspaceID string
+	AgentID     string
+	CreatedAt   time.Time
+	FinishedAt  *time.Time
+}
+
+// SkillUse is what one task did with one attached skill, as its log says
+// (analytics.Extract).
+type SkillUse struct {
+	SkillID string
+	Name    string
+	Version int
+	Digest  string
+	// Offer is how the catalog offered the skill (analytics.OfferFull,
+	// …); WithheldRule the install rule that withheld it.
 	Offer        string
 	WithheldRule string
-	Activations  int
-	// FirstIteration is -1 when the skill was never activated.
+	// Activations counts its activations; FirstIteration is the model
+	// call whose answer first activated it (0: the user's "/name" input,
+	// before any call), -1 when it was never activated.
+	Activations    int
 	FirstIteration int
+	// Refusals counts activations refused; RefusalReasons by reason
+	// (analytics.ReasonKind: the numbers in a reason replaced by N).
 	Refusals       int
 	RefusalReasons map[string]int
 	Unloads        int
-	Found          int
-	Outcome        string
-	CreatedAt      time.Time
-	FinishedAt     *time.Time
+	// Found counts the searches whose results named it.
+	Found   int
+	Outcome string
 }
 
 type SkillUsageSummaryParams struct {

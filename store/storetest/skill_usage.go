@@ -58,8 +58,8 @@ func testSkillUsage(t *testing.T, open Opener) {
 
 	created := done.CreatedAt
 	row := func(skill, offer, outcome string, activations, first int) store.SkillUsage {
-		return store.SkillUsage{SkillID: skill, WorkspaceID: ws.ID, AgentID: "a1", Name: "name-" + skill, Version: 1, Digest: "sha256:1",
-			Offer: offer, Activations: activations, FirstIteration: first, Outcome: outcome, CreatedAt: created, FinishedAt: done.FinishedAt}
+		return store.SkillUsage{WorkspaceID: ws.ID, AgentID: "a1", CreatedAt: created, FinishedAt: done.FinishedAt, SkillUse: store.SkillUse{SkillID: skill,
+			Name: "name-" + skill, Version: 1, Digest: "sha256:1", Offer: offer, Activations: activations, FirstIteration: first, Outcome: outcome}}
 	}
 	refused := row("s2", "shortened", "completed", 0, -1)
 	refused.Refusals, refused.RefusalReasons = 2, map[string]int{"it needs N tokens": 2}
