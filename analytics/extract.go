@@ -61,11 +61,23 @@ func Extract(skills []Skill, entries []*skilld.TaskLogEntry) []TaskSkill {
 		if e == nil || e.Kind != agent.KindEvent {
 			continue
 		}
-		var ev agent.Event
-		if json.Unmarshal(e.Payload, &ev) != nil {
+		// The type first: most of a log's bytes are in events read here
+		// for one field or not at all (a model call's context), which a
+		// full decode would build for nothing.
+		var head struct {
+			Type      string          `json:"type"`
+			Iteration json.RawMessage `json:"iteration"`
+		}
+		if json.Unmarshal(e.Payload, &head) != nil {
 			continue
 		}
-		if ev.Type == eventSkillsSearched {
+		switch head.Type {
+		case agent.EventLLMCallStarted:
+			var n int
+			json.Unmarshal(head.Iteration, &n)
+			iteration = max(n, 0)
+			continue
+		case eventSkillsSearched:
 			var r struct {
 				Results []string `json:"results"`
 			}
@@ -75,6 +87,14 @@ func Extract(skills []Skill, entries []*skilld.TaskLogEntry) []TaskSkill {
 					t.Found++
 				}
 			}
+			continue
+		case agent.EventTaskStarted, agent.EventSkillWithheld, agent.EventCatalogShortened, agent.EventSkillActivated,
+			agent.EventSkillRefused, agent.EventSkillUnloaded, agent.EventTaskCompleted, agent.EventTaskFailed:
+		default:
+			continue
+		}
+		var ev agent.Event
+		if json.Unmarshal(e.Payload, &ev) != nil {
 			continue
 		}
 		switch p := ev.Payload.(type) {
@@ -91,8 +111,6 @@ func Extract(skills []Skill, entries []*skilld.TaskLogEntry) []TaskSkill {
 			if len(p.Listed) > 0 || p.Unlisted > 0 {
 				cat.listed = set(p.Listed)
 			}
-		case agent.LLMCallStarted:
-			iteration = max(p.Iteration, 0)
 		case agent.SkillActivated:
 			if t, ok := find(p.Skill); ok {
 				t.Activations++

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -14,6 +15,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 	b.Run("SkillCreate", func(b *testing.B) { benchSkillCreate(b, open) })
 	b.Run("SkillList100k", func(b *testing.B) { benchSkillList(b, open) })
 	b.Run("TaskLogAppend", func(b *testing.B) { benchTaskLogAppend(b, open) })
+	b.Run("SkillUsageSummary50k", func(b *testing.B) { benchSkillUsageSummary(b, open) })
 }
 
 // fillSkills inserts n skills into a new workspace, in transactions of
@@ -102,6 +104,47 @@ func benchTaskLogAppend(b *testing.B, open func(b *testing.B) store.Store) {
 	for b.Loop() {
 		if _, err := s.TaskLogAppend(b.Context(), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "message", Payload: payload}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// benchSkillUsageSummary measures summing the skill usage of a workspace
+// of 10,000 indexed tasks with 5 skills each (50,000 rows), for one agent
+// of two, into its groups.
+func benchSkillUsageSummary(b *testing.B, open func(b *testing.B) store.Store) {
+	s := open(b)
+	ws, err := s.WorkspaceCreate(b.Context(), &store.WorkspaceCreateParams{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	created := time.Now().UTC()
+	for start := 0; start < 10_000; start += 1000 {
+		err := s.Tx(b.Context(), func(q store.Querier) error {
+			for i := start; i < start+1000; i++ {
+				task, err := q.TaskCreate(b.Context(), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "x"})
+				if err != nil {
+					return err
+				}
+				rows := make([]store.SkillUsage, 5)
+				for k := range rows {
+					rows[k] = store.SkillUsage{WorkspaceID: ws.ID, AgentID: fmt.Sprint("agent-", i%2), CreatedAt: created,
+						SkillUse: store.SkillUse{SkillID: fmt.Sprint("skill-", (i+k)%20), Name: "s", Version: 1 + i%3, Digest: "sha256:x",
+							Offer: []string{"full", "shortened", "name_only"}[i%3], Activations: i % 2, FirstIteration: i%2 - 1, Outcome: "completed"}}
+				}
+				if err := q.SkillUsageReplace(b.Context(), &store.SkillUsageReplaceParams{TaskID: task.ID, Seq: 1, Rows: rows}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		groups, err := s.SkillUsageSummary(b.Context(), &store.SkillUsageSummaryParams{WorkspaceID: ws.ID, AgentID: "agent-1"})
+		if err != nil || len(groups) == 0 {
+			b.Fatal(len(groups), err)
 		}
 	}
 }
