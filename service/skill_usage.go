@@ -64,9 +64,12 @@ func (s *Service) indexTask(ctx context.Context, p store.SkillUsageTask) (string
 	if err != nil {
 		return "", nil, err
 	}
-	snap, err := TaskSnapshot(t)
-	if err != nil {
-		return "", nil, skilld.Errorf(skilld.EINTEGRITY, "%s", err)
+	// A snapshot that cannot be read names no skill: the task is indexed
+	// with no rows, so that it is not read again at every pass (and does
+	// not hold back the tasks after it), and the failure is reported once.
+	snap, snapErr := TaskSnapshot(t)
+	if snapErr != nil {
+		snap, snapErr = &Snapshot{}, skilld.Errorf(skilld.EINTEGRITY, "%s", snapErr)
 	}
 	var entries []*skilld.TaskLogEntry
 	for {
@@ -88,11 +91,19 @@ func (s *Service) indexTask(ctx context.Context, p store.SkillUsageTask) (string
 	// task cancelled before it ran, a run that was lost).
 	outcome := string(t.Status)
 	rows := make([]store.SkillUsage, 0, len(skills))
+	seen := map[string]bool{}
 	for _, u := range analytics.Extract(skills, entries) {
+		if seen[u.SkillID] {
+			continue // a skill attached twice counts once, as its first
+		}
+		seen[u.SkillID] = true
 		u.Outcome = outcome
 		rows = append(rows, store.SkillUsage{SkillUse: u, WorkspaceID: t.WorkspaceID, AgentID: t.AgentID, CreatedAt: t.CreatedAt, FinishedAt: t.FinishedAt})
 	}
 	err = s.db.SkillUsageReplace(ctx, &store.SkillUsageReplaceParams{TaskID: t.ID, ExpectSeq: p.IndexedSeq, Seq: lastSeq(entries), Rows: rows})
+	if err == nil && snapErr != nil {
+		err = snapErr
+	}
 	return outcome, rows, err
 }
 

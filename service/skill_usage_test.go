@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -232,6 +233,23 @@ func TestIndexSkillUsageSweeps(t *testing.T) {
 	for range 3 {
 		e.runTask(t, ag.ID, "go", 0, activateStep("one"), model.Reply("done"))
 	}
+	// A task whose snapshot cannot be read is reported once, and not
+	// read again (it would hold back the tasks after it).
+	bad := must[*skilld.Task](t)(e.db.TaskCreate(ctx, &store.TaskCreateParams{WorkspaceID: e.member.WorkspaceID, AgentID: ag.ID, Input: "x",
+		Config: []byte(`{"skills": 5}`)}))
+	must[*skilld.TaskLogEntry](t)(e.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: bad.ID, Kind: "event", Payload: []byte(`{"type":"task.started"}`)}))
+	fin := time.Now().UTC()
+	must[*skilld.Task](t)(e.db.TaskUpdate(ctx, &store.TaskUpdateParams{ID: bad.ID, Status: skilld.TaskFailed, FinishedAt: &fin}))
+	if n, err := e.svc.IndexSkillUsage(ctx, e.member.WorkspaceID, 10); n != 3 || skilld.ErrorCode(err) != skilld.EINTEGRITY || !strings.Contains(err.Error(), bad.ID) {
+		t.Fatalf("a pass over a bad snapshot indexed %d (%v)", n, err)
+	}
+	if n, err := e.svc.IndexSkillUsage(ctx, "", 10); n != 0 || err != nil {
+		t.Fatalf("a second pass indexed %d (%v)", n, err)
+	}
+	// Three more, indexed two at a time.
+	for range 3 {
+		e.runTask(t, ag.ID, "go", 0, activateStep("one"), model.Reply("done"))
+	}
 	if n, err := e.svc.IndexSkillUsage(ctx, "", 2); n != 2 || err != nil {
 		t.Fatalf("a pass of 2 indexed %d (%v)", n, err)
 	}
@@ -252,7 +270,7 @@ func TestIndexSkillUsageSweeps(t *testing.T) {
 	}
 	stop()
 	<-done
-	if one := e.stats(t, e.viewer, service.SkillStatsParams{})["one"]; one.Tasks != 3 || one.Activations != 3 {
+	if one := e.stats(t, e.viewer, service.SkillStatsParams{})["one"]; one.Tasks != 6 || one.Activations != 6 {
 		t.Errorf("one: %+v", one)
 	}
 }
