@@ -36,8 +36,8 @@ func runSkillsStats(ctx context.Context, e *env, args []string) int {
 	c := newAPICmd(e, "skills stats", "[--agent NAME] [--from TIME] [--to TIME]")
 	var p service.SkillStatsParams
 	c.fs.StringVar(&p.Agent, "agent", "", "only this agent's tasks and skills (name or ID)")
-	c.fs.Var(timeFlag{&p.From}, "from", "only tasks created at or after TIME (RFC 3339, such as 2026-01-02T15:04:05Z)")
-	c.fs.Var(timeFlag{&p.To}, "to", "only tasks created before TIME (RFC 3339)")
+	c.fs.Var(timeFlag{&p.From}, "from", "only tasks created at or after `TIME` (RFC 3339, such as 2026-01-02T15:04:05Z)")
+	c.fs.Var(timeFlag{&p.To}, "to", "only tasks created before `TIME` (RFC 3339)")
 	if code, ok := c.parse(args, 0, 0); !ok {
 		return code
 	}
