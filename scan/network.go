@@ -1,0 +1,168 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
+)
+
+// DeclarationFile is the file at a package's root where a skill declares
+// what it needs; the scanner reads its network list.
+const DeclarationFile = "skilld.yaml"
+
+// declaration is what the scanner reads of skilld.yaml.
+type declaration struct {
+	present bool
+	err     error
+	hosts   []string // lowercase "host" or "host:port", "*.domain" allowed
+}
+
+func readDeclaration(pkg *pack.Package) declaration {
+	f, ok := pkg.File(DeclarationFile)
+	if !ok {
+		return declaration{}
+	}
+	d := declaration{present: true}
+	var doc struct {
+		Network []string `yaml:"network"`
+	}
+	if err := yaml.NewDecoder(bytes.NewReader(f.Data)).Decode(&doc); err != nil {
+		d.err = err
+		return d
+	}
+	for _, h := range doc.Network {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h == "" || strings.ContainsAny(h, "/ \t") {
+			d.err = fmt.Errorf("network entry %q is not a host or host:port", h)
+			continue
+		}
+		d.hosts = append(d.hosts, h)
+	}
+	return d
+}
+
+// allows reports whether the declaration covers host (with port, when the
+// URL named one): an entry "host" allows every port, "host:port" only
+// that one, "*.domain" every subdomain.
+func (d declaration) allows(host, port string) bool {
+	for _, e := range d.hosts {
+		h, p := e, ""
+		if hh, pp, err := net.SplitHostPort(e); err == nil {
+			h, p = hh, pp
+		}
+		if p != "" && p != port {
+			continue
+		}
+		if h == host || strings.HasPrefix(h, "*.") && strings.HasSuffix(host, h[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func declarationCheck(u *unit, f pack.File, _ bool) []skilld.Finding {
+	if f.Path != DeclarationFile || u.decl.err == nil {
+		return nil
+	}
+	return []skilld.Finding{{Message: "skilld.yaml is not a valid declaration: " + firstLine(u.decl.err.Error())}}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// Script files: by extension, or by an execute bit or a #! line.
+var scriptExt = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "ksh": true, "fish": true, "py": true, "js": true, "mjs": true, "cjs": true,
+	"ts": true, "mts": true, "rb": true, "pl": true, "ps1": true, "psm1": true, "php": true, "go": true, "lua": true, "r": true,
+}
+
+func isScript(f pack.File) bool {
+	return scriptExt[ext(f.Path)] || f.Exec || bytes.HasPrefix(f.Data, []byte("#!"))
+}
+
+var (
+	// networkCall is what makes a script a network client: a tool or
+	// library that fetches (a URL in a script that never fetches is
+	// documentation, a namespace or an identifier).
+	networkCall = regexp.MustCompile(`(?i)\b(curl|wget|requests\.(get|post|put|patch|delete|head|request|session)|urllib|urlopen|http\.client|https?connection|httpx|aiohttp|fetch\s*\(|axios|net/http|http\.(get|post|newrequest)|invoke-webrequest|invoke-restmethod|iwr|irm|webclient|socket\.create_connection|open-uri|net::http|lwp::|file_get_contents\s*\(\s*['"]https?:)\b`)
+	urlHost     = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://([a-z0-9._~%-]+|\[[0-9a-f:]+\])(?::(\d{1,5}))?`)
+	connHost    = regexp.MustCompile(`(?i)https?connection\s*\(\s*['"]([a-z0-9.-]+)(?::(\d{1,5}))?['"]`)
+	commentLine = regexp.MustCompile(`^\s*(#|//|/?\*|--|<#|')`)
+)
+
+// ignoredHosts never count as network access: loopback and the names
+// reserved for examples (RFC 2606, RFC 6761), and XML namespace owners,
+// whose URLs in office-file and SVG code are names, not requests.
+func ignoredHost(h string) bool {
+	switch h {
+	case "localhost", "0.0.0.0", "::1", "[::1]", "schemas.openxmlformats.org", "schemas.microsoft.com", "www.w3.org", "w3.org",
+		"purl.org", "ns.adobe.com", "xmlns.com", "schemas.xmlsoap.org", "json-schema.org", "example.com", "example.org", "example.net":
+		return true
+	}
+	if ip := net.ParseIP(strings.Trim(h, "[]")); ip != nil {
+		return ip.IsLoopback() || ip.IsUnspecified()
+	}
+	for _, s := range []string{".example.com", ".example.org", ".example.net", ".example", ".test", ".invalid", ".localhost", ".local"} {
+		if strings.HasSuffix(h, s) {
+			return true
+		}
+	}
+	return !strings.Contains(h, ".") // a bare word: a placeholder or a local name
+}
+
+// networkCheck reports, once per script and host, the hosts a network
+// client script names: with declared true the hosts skilld.yaml does not
+// cover, when there is one; with declared false every host, when there
+// is none.
+func networkCheck(declared bool) check {
+	return func(u *unit, f pack.File, text bool) []skilld.Finding {
+		// networkCall over the whole file is the slow part: asked last,
+		// of the few scripts that name a URL at all.
+		if !text || !isScript(f) || declared != u.decl.present ||
+			!bytes.Contains(f.Data, []byte("://")) && !bytes.Contains(bytes.ToLower(f.Data), []byte("connection(")) || !networkCall.Match(f.Data) {
+			return nil
+		}
+		seen := map[string]bool{}
+		var out []skilld.Finding
+		for n, line := range lines(f.Data) {
+			if len(line) > maxLineScan {
+				line = line[:maxLineScan]
+			}
+			if commentLine.Match(line) {
+				continue
+			}
+			for _, re := range []*regexp.Regexp{urlHost, connHost} {
+				for _, m := range re.FindAllSubmatchIndex(line, -1) {
+					host := strings.TrimSuffix(strings.ToLower(string(line[m[2]:m[3]])), ".")
+					port := ""
+					if m[4] >= 0 {
+						port = string(line[m[4]:m[5]])
+					}
+					if ignoredHost(host) || seen[host+":"+port] || u.decl.allows(host, port) {
+						continue
+					}
+					seen[host+":"+port] = true
+					name := host
+					if port != "" {
+						name += ":" + port
+					}
+					msg := fmt.Sprintf("calls %s, which skilld.yaml does not declare under network", name)
+					if !declared {
+						msg = fmt.Sprintf("calls %s, and the package declares no network access (no skilld.yaml)", name)
+					}
+					out = append(out, skilld.Finding{Line: n, Message: msg, Excerpt: excerpt(line, m[0], m[1])})
+				}
+			}
+		}
+		return out
+	}
+}

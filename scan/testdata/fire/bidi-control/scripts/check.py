@@ -1,0 +1,3 @@
+access = "user‮ ⁦# admin⁩ ⁦"
+if access != "none":
+    pass

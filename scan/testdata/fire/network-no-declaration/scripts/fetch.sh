@@ -1,0 +1,2 @@
+#!/bin/sh
+curl -s https://api.weather.gov/points/1,2
