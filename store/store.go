@@ -49,6 +49,7 @@ type Querier interface {
 	SkillQueries
 	SkillVersionQueries
 	PackageQueries
+	ScanQueries
 	CatalogQueries
 	InstallQueries
 	PolicyQueries

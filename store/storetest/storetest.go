@@ -34,6 +34,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("SkillVersions", func(t *testing.T) { testSkillVersions(t, open) })
 	t.Run("ConcurrentVersions", func(t *testing.T) { testConcurrentVersions(t, open) })
 	t.Run("Packages", func(t *testing.T) { testPackages(t, open) })
+	t.Run("PackageScans", func(t *testing.T) { testPackageScans(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
 	t.Run("SkillList", func(t *testing.T) { testSkillList(t, open) })
 	t.Run("SkillListRevision", func(t *testing.T) { testSkillListRevision(t, open) })
