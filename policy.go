@@ -8,10 +8,14 @@ const (
 	EffectDeny  = "deny"
 )
 
-// InstallRule allows or denies skills by where they come from. An empty
-// Registry matches every registry; MinTrust, when set, makes the rule match
-// only skills whose registry is trusted less than that level (a deny with
-// min_trust "verified" refuses community skills).
+// InstallRule allows or denies skills by where they come from and what
+// the package scanner found in them. An empty Registry matches every
+// registry; MinTrust, when set, makes the rule match only skills whose
+// registry is trusted less than that level (a deny with min_trust
+// "verified" refuses community skills). MaxSeverity and Rules make a deny
+// match only packages with a finding at or above that severity, or of one
+// of those rule IDs (an allow: only packages without), so "deny community
+// skills with high findings" is one rule.
 //
 // EvalMaxRegression, on an allow rule, gates catalog updates of the skills
 // it matches: the candidate version's trigger evals (precision and
@@ -21,8 +25,13 @@ type InstallRule struct {
 	Effect            string   `json:"effect"`
 	Registry          string   `json:"registry,omitempty"`
 	MinTrust          Trust    `json:"min_trust,omitempty"`
+	MaxSeverity       Severity `json:"max_severity,omitempty"`
+	Rules             []string `json:"rules,omitempty"`
 	EvalMaxRegression *float64 `json:"eval_max_regression,omitempty"`
 }
+
+// OnFindings reports whether the rule looks at scanner findings.
+func (r InstallRule) OnFindings() bool { return r.MaxSeverity != "" || len(r.Rules) > 0 }
 
 // ToolPolicy decides which tools an agent may call, by glob over tool
 // names: Denied always wins; a non-empty Allowed admits only what it

@@ -174,6 +174,7 @@ func Routes() []Route {
 		route(get, skill+"/versions/{n}", service.OpSkillsVersionsGet, ok, none, RoleViewer),
 		route(post, skill+"/versions/{n}/restore", service.OpSkillsVersionsRestore, ok, json, RoleMember),
 		route(post, skill+"/update", service.OpSkillsUpdateInstalled, ok, json, RoleAdmin),
+		route(get, skill+"/findings", service.OpSkillsFindings, ok, none, RoleViewer),
 
 		route(get, ws+"/policy", service.OpPolicyGet, ok, none, RoleViewer),
 		route(put, ws+"/policy", service.OpPolicyPut, ok, json, RoleAdmin),
@@ -203,6 +204,7 @@ func Routes() []Route {
 		route(post, "/v1/catalog/registries", service.OpCatalogRegistriesCreate, created, json, RoleInstance),
 		route(get, "/v1/catalog/items", service.OpCatalogItemsList, ok, none, RoleViewer),
 		route(post, "/v1/catalog/registries/{r}/items", service.OpCatalogItemsPublish, created, archive, RoleInstance),
+		route(get, "/v1/catalog/registries/{r}/items/{id}/findings", service.OpCatalogItemsFindings, ok, none, RoleViewer),
 	}
 }
 

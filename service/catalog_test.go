@@ -172,7 +172,7 @@ func TestDecide(t *testing.T) {
 		{"allow official first", []skilld.InstallRule{rule(allow, "", skilld.TrustOfficial), rule(deny, "", "")}, "corp", skilld.TrustOfficial, -1},
 		{"allow official, verified falls through", []skilld.InstallRule{rule(allow, "", skilld.TrustOfficial), rule(deny, "", "")}, "p", skilld.TrustVerified, 1},
 	} {
-		w := service.Decide(tt.rules, tt.registry, tt.trust)
+		w := service.Decide(tt.rules, tt.registry, tt.trust, nil)
 		got := -1
 		if w != nil {
 			got = w.Index
@@ -180,6 +180,59 @@ func TestDecide(t *testing.T) {
 		if got != tt.denied {
 			t.Errorf("%s: denied by %d, want %d", tt.name, got, tt.denied)
 		}
+	}
+}
+
+// TestDecideOnFindings: max_severity and rules make a deny match packages
+// with such a finding (and an allow those without), combined with the
+// registry and min_trust matchers; the withheld rule names the worst
+// finding that matched.
+func TestDecideOnFindings(t *testing.T) {
+	deny, allow := skilld.EffectDeny, skilld.EffectAllow
+	high := []skilld.Finding{
+		{Rule: "archive", Severity: skilld.SeverityMedium, File: "a.zip"},
+		{Rule: "pipe-to-shell", Severity: skilld.SeverityHigh, File: "scripts/i.sh", Line: 3},
+	}
+	low := []skilld.Finding{{Rule: "network-no-declaration", Severity: skilld.SeverityLow, File: "scripts/f.sh", Line: 2}}
+	communityHigh := skilld.InstallRule{Effect: deny, MinTrust: skilld.TrustVerified, MaxSeverity: skilld.SeverityHigh}
+	for _, tt := range []struct {
+		name     string
+		rules    []skilld.InstallRule
+		trust    skilld.Trust
+		findings []skilld.Finding
+		denied   int
+		finding  string
+	}{
+		{"community with high", []skilld.InstallRule{communityHigh}, skilld.TrustCommunity, high, 0, "pipe-to-shell"},
+		{"community with low", []skilld.InstallRule{communityHigh}, skilld.TrustCommunity, low, -1, ""},
+		{"community clean", []skilld.InstallRule{communityHigh}, skilld.TrustCommunity, nil, -1, ""},
+		{"verified with high", []skilld.InstallRule{communityHigh}, skilld.TrustVerified, high, -1, ""},
+		{"at severity", []skilld.InstallRule{{Effect: deny, MaxSeverity: skilld.SeverityMedium}}, skilld.TrustOfficial, high, 0, "pipe-to-shell"},
+		{"by rule id", []skilld.InstallRule{{Effect: deny, Rules: []string{"archive"}}}, skilld.TrustOfficial, high, 0, "archive"},
+		{"by rule id, absent", []skilld.InstallRule{{Effect: deny, Rules: []string{"encoded-exec"}}}, skilld.TrustOfficial, high, -1, ""},
+		{"allow clean, deny rest", []skilld.InstallRule{{Effect: allow, MaxSeverity: skilld.SeverityMedium}, {Effect: deny}}, skilld.TrustCommunity, low, -1, ""},
+		{"allow clean, dirty falls through", []skilld.InstallRule{{Effect: allow, MaxSeverity: skilld.SeverityMedium}, {Effect: deny}}, skilld.TrustCommunity, high, 1, ""},
+		{"other registry", []skilld.InstallRule{{Effect: deny, Registry: "corp", MaxSeverity: skilld.SeverityInfo}}, skilld.TrustCommunity, high, -1, ""},
+	} {
+		w := service.Decide(tt.rules, "acme", tt.trust, tt.findings)
+		got, finding := -1, ""
+		if w != nil {
+			got = w.Index
+			if w.Finding != nil {
+				finding = w.Finding.Rule
+			}
+		}
+		if got != tt.denied || finding != tt.finding {
+			t.Errorf("%s: denied by %d (finding %q), want %d (%q)", tt.name, got, finding, tt.denied, tt.finding)
+		}
+	}
+	w := service.Decide([]skilld.InstallRule{communityHigh}, "acme", skilld.TrustCommunity, high)
+	if want := `install policy rule 1 (deny below trust "verified" with findings at or above high): high finding pipe-to-shell in scripts/i.sh:3`; w.String() != want {
+		t.Errorf("withheld says %q, want %q", w.String(), want)
+	}
+	if service.NeedsFindings([]skilld.InstallRule{{Effect: deny}}, "acme") || !service.NeedsFindings([]skilld.InstallRule{communityHigh}, "acme") ||
+		service.NeedsFindings([]skilld.InstallRule{communityHigh}, "") {
+		t.Error("NeedsFindings")
 	}
 }
 

@@ -24,7 +24,11 @@ func (s *Service) DisclosedSkills(ctx context.Context, a Actor) ([]*skilld.Skill
 	}
 	var out []*skilld.Skill
 	for _, sk := range skills {
-		if Decide(pol.InstallRules, sk.Registry, sk.Trust) == nil {
+		w, err := s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(sk.Digest))
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
 			out = append(out, sk)
 		}
 	}

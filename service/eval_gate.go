@@ -61,8 +61,12 @@ func (s *Service) gateUpdate(ctx context.Context, a Actor, sk *skilld.Skill, ite
 	if err != nil {
 		return nil, err
 	}
+	findings, err := neededFindings(ctx, pol.InstallRules, item.Registry, s.storedFindings(v.Digest))
+	if err != nil {
+		return nil, err
+	}
 	var rule *Withheld
-	if i := deciding(pol.InstallRules, item.Registry, item.Trust); i >= 0 && pol.InstallRules[i].EvalMaxRegression != nil {
+	if i, _ := deciding(pol.InstallRules, item.Registry, item.Trust, findings); i >= 0 && pol.InstallRules[i].EvalMaxRegression != nil {
 		rule = &Withheld{Index: i, Rule: pol.InstallRules[i]}
 	}
 	if (p == nil && rule == nil) || v.Digest == sk.Digest {

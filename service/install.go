@@ -30,14 +30,25 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 	}
 	// The policy is asked first, on every call: an item installed before
 	// a deny rule is refused like a new one, as runs withhold it.
-	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name); err != nil {
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, nil); err != nil {
 		return nil, err
 	}
 	if existing, err := s.installed(ctx, a, item.ID); skilld.ErrorCode(err) != skilld.ENOTFOUND {
-		return existing, err
+		if err == nil {
+			// Asked again with what the scanner found in the installed
+			// version, as a run would.
+			err = s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(existing.Digest))
+		}
+		if err != nil {
+			return nil, err
+		}
+		return existing, nil
 	}
 	v, err := s.itemVersion(ctx, item, p.Version)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(v.Digest)); err != nil {
 		return nil, err
 	}
 	var id string
@@ -156,11 +167,11 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name); err != nil {
-		return nil, err
-	}
 	v, err := s.itemVersion(ctx, item, p.Version)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(v.Digest)); err != nil {
 		return nil, err
 	}
 	gate, err := s.gateUpdate(ctx, a, sk, item, v, p.Eval)

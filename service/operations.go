@@ -94,12 +94,14 @@ var (
 	OpSkillsVersionsList      = newOp("skills.versions.list", "", "List a skill's versions, newest first", (*Service).ListSkillVersions)
 	OpSkillsVersionsGet       = newOp("skills.versions.get", "", "Get one version of a skill with its files", (*Service).GetSkillVersion)
 	OpSkillsStats             = newOp("skills.stats", "", "Report what finished tasks did with each skill of the workspace or of an agent: offers, activations, refusals, unloads, outcomes, per version (any role)", (*Service).SkillStats)
+	OpSkillsFindings          = newOp("skills.findings", "", "List what the security scanner found in a skill version", (*Service).SkillFindings)
 	OpSkillsVersionsRestore   = newOp("skills.versions.restore", "", "Make an old version current again, as a new version", (*Service).RestoreSkillVersion)
 
 	OpCatalogRegistriesCreate = newOp("catalog.registries.create", "", "Add a catalog registry (instance admins)", (*Service).CreateRegistry)
 	OpCatalogRegistriesList   = newOp("catalog.registries.list", "", "List catalog registries", (*Service).ListRegistries)
 	OpCatalogItemsPublish     = newOp("catalog.items.publish", "", "Publish a skill archive as the next version of a catalog item (instance admins)", (*Service).PublishCatalogItem)
 	OpCatalogItemsList        = newOp("catalog.items.list", "", "List catalog items", (*Service).ListCatalogItems)
+	OpCatalogItemsFindings    = newOp("catalog.items.findings", "", "List what the security scanner found in a catalog item version", (*Service).CatalogItemFindings)
 
 	OpPolicyGet = newOp("policy.get", "", "Get the workspace's install rules and tool policy", (*Service).GetPolicy)
 	OpPolicyPut = newOp("policy.put", "", "Replace the workspace's install rules and tool policy (admins)", (*Service).PutPolicy)
@@ -159,11 +161,13 @@ func Operations() []Operation {
 		OpSkillsVersionsGet.Operation,
 		OpSkillsVersionsRestore.Operation,
 		OpSkillsStats.Operation,
+		OpSkillsFindings.Operation,
 
 		OpCatalogRegistriesCreate.Operation,
 		OpCatalogRegistriesList.Operation,
 		OpCatalogItemsPublish.Operation,
 		OpCatalogItemsList.Operation,
+		OpCatalogItemsFindings.Operation,
 
 		OpPolicyGet.Operation,
 		OpPolicyPut.Operation,

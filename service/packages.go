@@ -15,6 +15,7 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/scan"
 	"github.com/skilld/skilld/store"
 )
 
@@ -24,6 +25,8 @@ import (
 type PackageStore struct {
 	DB    store.Store
 	Blobs blob.Store
+	// Scanner scans each package stored (nil: none is).
+	Scanner *scan.Scanner
 }
 
 // cleanupTimeout bounds deleting what a failed Put or a deleted skill left
@@ -36,7 +39,10 @@ const cleanupTimeout = 30 * time.Second
 // version that uses the package; nil for none). If anything fails, it
 // deletes the blobs it uploaded that no stored package refers to, and never
 // a blob another package uses; the rows were never committed. Storing a
-// package that exists changes nothing.
+// package that exists changes nothing, but for its scan: a package not
+// yet scanned under the scanner's rules is scanned before the transaction
+// and its findings written in it, so a stored package has its findings
+// from the moment it is visible.
 //
 // Deleting unreferenced blobs races with other writers that rely on those
 // blobs but have not committed yet. The store's blob guard settles it: the
@@ -56,6 +62,10 @@ func (p *PackageStore) Put(ctx context.Context, pkg *pack.Package, then func(q s
 			}
 		}
 	}()
+	findings, err := p.scanIfNeeded(ctx, pkg)
+	if err != nil {
+		return err
+	}
 	files := pkg.Files()
 	entries := pkg.Entries()
 	seen := make(map[string]bool, len(entries))
@@ -83,6 +93,11 @@ func (p *PackageStore) Put(ctx context.Context, pkg *pack.Package, then func(q s
 		var err error
 		if res, err = q.PackageCreate(ctx, packageParams(pkg)); err != nil {
 			return err
+		}
+		if findings != nil {
+			if err := q.PackageScanPut(ctx, &store.PackageScanPutParams{Digest: pkg.Digest(), RulesVersion: p.Scanner.Version(), Findings: findings}); err != nil {
+				return err
+			}
 		}
 		if then != nil {
 			return then(q)

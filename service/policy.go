@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/policy"
@@ -43,6 +45,9 @@ func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*s
 		if r.MinTrust != "" && !r.MinTrust.Valid() {
 			return nil, invalidField(fmt.Sprintf("install_rules[%d].min_trust", i), "min_trust must be official, verified or community, not %q", r.MinTrust)
 		}
+		if err := s.checkFindingRule(i, r); err != nil {
+			return nil, err
+		}
 	}
 	pol, err := s.db.PolicyPut(ctx, &store.PolicyPutParams{WorkspaceID: a.WorkspaceID, InstallRules: p.InstallRules, Tools: p.Tools})
 	if err != nil {
@@ -52,10 +57,12 @@ func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*s
 	return pol, nil
 }
 
-// Withheld is the install rule that refuses a skill.
+// Withheld is the install rule that refuses a skill, with the finding
+// that made a rule on findings match.
 type Withheld struct {
-	Index int                `json:"index"`
-	Rule  skilld.InstallRule `json:"rule"`
+	Index   int                `json:"index"`
+	Rule    skilld.InstallRule `json:"rule"`
+	Finding *skilld.Finding    `json:"finding,omitempty"`
 }
 
 func (w *Withheld) String() string {
@@ -69,28 +76,41 @@ func (w *Withheld) String() string {
 	if n := w.Rule.EvalMaxRegression; n != nil {
 		s += fmt.Sprintf(" eval_max_regression %g", *n)
 	}
-	return s + ")"
+	s += findingsClause(w.Rule)
+	s += ")"
+	if f := w.Finding; f != nil {
+		s += fmt.Sprintf(": %s finding %s in %s", f.Severity, f.Rule, f.File)
+		if f.Line > 0 {
+			s += fmt.Sprintf(":%d", f.Line)
+		}
+	}
+	return s
 }
 
-// Decide evaluates install rules for a skill from registry with trust: the
-// first rule that matches decides, and when none matches the skill is
-// allowed. A rule matches when its registry (if any) is the skill's; a
-// min_trust makes a deny rule match skills trusted less than that level and
-// an allow rule match skills trusted at least that much. It returns the
+// Decide evaluates install rules for a skill from registry with trust,
+// whose package's scan found findings: the first rule that matches
+// decides, and when none matches the skill is allowed. A rule matches
+// when its registry (if any) is the skill's; a min_trust makes a deny rule
+// match skills trusted less than that level and an allow rule match skills
+// trusted at least that much; max_severity and rules make a deny rule
+// match packages with a finding at or above the severity or of one of the
+// rules, and an allow rule match packages without one. It returns the
 // denying rule, or nil when the skill is allowed. Skills without a registry
-// (written in the workspace) are always allowed.
-func Decide(rules []skilld.InstallRule, registry string, trust skilld.Trust) *Withheld {
-	if i := deciding(rules, registry, trust); i >= 0 && rules[i].Effect == skilld.EffectDeny {
-		return &Withheld{Index: i, Rule: rules[i]}
+// (written in the workspace) are always allowed. findings may be nil when
+// no rule looks at them (NeedsFindings).
+func Decide(rules []skilld.InstallRule, registry string, trust skilld.Trust, findings []skilld.Finding) *Withheld {
+	if i, hit := deciding(rules, registry, trust, findings); i >= 0 && rules[i].Effect == skilld.EffectDeny {
+		return &Withheld{Index: i, Rule: rules[i], Finding: hit}
 	}
 	return nil
 }
 
 // deciding is the index of the rule that decides about a skill from
-// registry with trust (see Decide), or -1 when none does.
-func deciding(rules []skilld.InstallRule, registry string, trust skilld.Trust) int {
+// registry with trust and findings (see Decide), or -1 when none does,
+// with the finding that made a rule on findings match.
+func deciding(rules []skilld.InstallRule, registry string, trust skilld.Trust, findings []skilld.Finding) (int, *skilld.Finding) {
 	if registry == "" {
-		return -1
+		return -1, nil
 	}
 	for i, r := range rules {
 		if r.Registry != "" && r.Registry != registry {
@@ -102,30 +122,134 @@ func deciding(rules []skilld.InstallRule, registry string, trust skilld.Trust) i
 				continue
 			}
 		}
-		return i
+		var hit *skilld.Finding
+		if r.OnFindings() {
+			hit = matchingFinding(r, findings)
+			if r.Effect == skilld.EffectDeny && hit == nil || r.Effect == skilld.EffectAllow && hit != nil {
+				continue
+			}
+		}
+		return i, hit
 	}
-	return -1
+	return -1, nil
 }
 
-// Check asks the workspace's install policy about a skill now: it returns
-// the rule that withholds the skill, or nil. Runs call it at start, so a
-// rule written after a skill was installed still applies.
+// NeedsFindings reports whether deciding by rules for a skill of registry
+// needs its package's findings, which may have to be scanned first.
+func NeedsFindings(rules []skilld.InstallRule, registry string) bool {
+	return registry != "" && slices.ContainsFunc(rules, skilld.InstallRule.OnFindings)
+}
+
+// Check asks the workspace's install policy about a skill's current
+// version now: it returns the rule that withholds the skill, or nil.
 func (s *Service) Check(ctx context.Context, workspaceID string, sk *skilld.Skill) (*Withheld, error) {
 	pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: workspaceID})
 	if err != nil {
 		return nil, err
 	}
-	return Decide(pol.InstallRules, sk.Registry, sk.Trust), nil
+	return s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(sk.Digest))
 }
 
-// checkInstall refuses an install or import that the policy denies, with
-// the rule in the message.
-func (s *Service) checkInstall(ctx context.Context, workspaceID, registry string, trust skilld.Trust, name string) error {
-	w, err := s.Check(ctx, workspaceID, &skilld.Skill{Registry: registry, Trust: trust})
+// findingsFunc gives the findings of a package when a rule needs them;
+// nil when the package is not known yet.
+type findingsFunc func(ctx context.Context) ([]skilld.Finding, error)
+
+// storedFindings reads (or scans) the findings of a stored package.
+func (s *Service) storedFindings(digest string) findingsFunc {
+	if digest == "" {
+		return nil
+	}
+	return func(ctx context.Context) ([]skilld.Finding, error) {
+		sc, err := s.packages.Scan(ctx, digest)
+		if err != nil {
+			return nil, err
+		}
+		return sc.Findings, nil
+	}
+}
+
+// decide is Decide with the findings asked for only when a rule needs
+// them.
+func (s *Service) decide(ctx context.Context, rules []skilld.InstallRule, registry string, trust skilld.Trust, found findingsFunc) (*Withheld, error) {
+	findings, err := neededFindings(ctx, rules, registry, found)
+	if err != nil {
+		return nil, err
+	}
+	return Decide(rules, registry, trust, findings), nil
+}
+
+// neededFindings reads a package's findings (found) when some rule about
+// skills of registry looks at them, and nothing otherwise.
+func neededFindings(ctx context.Context, rules []skilld.InstallRule, registry string, found findingsFunc) ([]skilld.Finding, error) {
+	if found == nil || !NeedsFindings(rules, registry) {
+		return nil, nil
+	}
+	return found(ctx)
+}
+
+// checkInstall refuses an install, import or update that the policy
+// denies, with the rule in the message. found gives the package's
+// findings; with nil (the package is not chosen yet) only rules that do
+// not look at findings can refuse, and the caller asks again once it is.
+func (s *Service) checkInstall(ctx context.Context, workspaceID, registry string, trust skilld.Trust, name string, found findingsFunc) error {
+	pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: workspaceID})
+	if err != nil {
+		return err
+	}
+	w, err := s.decide(ctx, pol.InstallRules, registry, trust, found)
 	if err != nil || w == nil {
 		return err
 	}
 	return &skilld.Error{Code: skilld.EFORBIDDEN,
 		Message: fmt.Sprintf("%s refuses %q from registry %q (trust %s)", w, name, registry, trust),
 		Details: []skilld.Detail{{Field: fmt.Sprintf("install_rules[%d]", w.Index), Message: w.String()}}}
+}
+
+// findingsClause describes a rule's matchers on findings, for messages.
+func findingsClause(r skilld.InstallRule) string {
+	var s string
+	if r.MaxSeverity != "" {
+		s += fmt.Sprintf(" with findings at or above %s", r.MaxSeverity)
+	}
+	if len(r.Rules) > 0 {
+		if r.MaxSeverity != "" {
+			s += " or"
+		}
+		s += fmt.Sprintf(" with findings of %s", strings.Join(r.Rules, ", "))
+	}
+	return s
+}
+
+// matchingFinding returns the first finding of the worst severity among
+// those the rule's max_severity or rules match, or nil.
+func matchingFinding(r skilld.InstallRule, findings []skilld.Finding) *skilld.Finding {
+	var hit *skilld.Finding
+	for i, f := range findings {
+		if r.MaxSeverity != "" && f.Severity.Rank() >= r.MaxSeverity.Rank() || slices.Contains(r.Rules, f.Rule) {
+			if hit == nil || f.Severity.Rank() > hit.Severity.Rank() {
+				hit = &findings[i]
+			}
+		}
+	}
+	return hit
+}
+
+// checkFindingRule validates rule i's matchers on findings: a known
+// severity, and rule IDs the scanner has.
+func (s *Service) checkFindingRule(i int, r skilld.InstallRule) error {
+	if r.MaxSeverity != "" && !r.MaxSeverity.Valid() {
+		return invalidField(fmt.Sprintf("install_rules[%d].max_severity", i), "max_severity must be info, low, medium, high or critical, not %q", r.MaxSeverity)
+	}
+	var known []string
+	if s.packages.Scanner != nil {
+		for _, sr := range s.packages.Scanner.Rules() {
+			known = append(known, sr.ID)
+		}
+	}
+	for j, id := range r.Rules {
+		if !slices.Contains(known, id) {
+			return invalidField(fmt.Sprintf("install_rules[%d].rules[%d]", i, j), "rules names scanner rules; %q is not one (docs/TRUST.md lists them)", id)
+		}
+	}
+	return nil
 }

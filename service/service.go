@@ -8,6 +8,7 @@ import (
 	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/scan"
 	"github.com/skilld/skilld/store"
 )
 
@@ -83,7 +84,7 @@ func New(db store.Store, blobs blob.Store, github GitHubFetcher, cfg Config) *Se
 	s := &Service{
 		db:       db,
 		blobs:    blobs,
-		packages: &PackageStore{DB: db, Blobs: blobs},
+		packages: &PackageStore{DB: db, Blobs: blobs, Scanner: scan.Default()},
 		github:   github,
 		cfg:      cfg,
 		lists:    newListCache(),

@@ -260,6 +260,14 @@ func (s *Service) createFromPackage(ctx context.Context, a Actor, pkg *pack.Pack
 	if err != nil {
 		return nil, err
 	}
+	// A skill from a registry (a GitHub import) is asked of the install
+	// policy again with what the scanner finds in it, before it is stored.
+	if src.registry != "" && s.packages.Scanner != nil {
+		found := func(ctx context.Context) ([]skilld.Finding, error) { return s.packages.Scanner.Scan(ctx, pkg) }
+		if err := s.checkInstall(ctx, a.WorkspaceID, src.registry, src.trust, name, found); err != nil {
+			return nil, err
+		}
+	}
 	var id string
 	err = s.packages.Put(ctx, pkg, func(q store.Querier) error {
 		sk, err := q.SkillCreate(ctx, &store.SkillCreateParams{

@@ -166,7 +166,11 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		if err != nil {
 			return nil, err
 		}
-		if w := Decide(pol.InstallRules, sk.Registry, sk.Trust); w != nil {
+		w, err := s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(digest))
+		if err != nil {
+			return nil, err
+		}
+		if w != nil {
 			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)
 		}
 		snap.Skills = append(snap.Skills, ss)

@@ -14,6 +14,13 @@ type catalogItem struct {
 	// Installed is the workspace's install of the item, nil when it has
 	// none: the page links to that skill instead of offering Install.
 	Installed *skilld.Install
+	// Findings is what the scanner found in the latest version.
+	Findings *service.Findings
+}
+
+// Worst is the highest severity of the latest version's findings.
+func (c catalogItem) Worst() skilld.Severity {
+	return (&skilld.PackageScan{Findings: c.Findings.Findings}).Worst()
 }
 
 type catalogData struct {
@@ -62,8 +69,13 @@ func (ui *UI) showCatalog(w http.ResponseWriter, r *http.Request, s *session, st
 		return
 	}
 	for _, it := range items.Items {
-		ci := catalogItem{CatalogItem: it, Allowed: true, Verdict: "allowed by the install policy", Installed: installs[it.ID]}
-		if wh := service.Decide(pol.InstallRules, it.Registry, it.Trust); wh != nil {
+		found, err := ui.svc.CatalogItemFindings(ctx, s.actor, service.CatalogItemFindingsParams{Registry: it.Registry, Item: it.Name})
+		if err != nil {
+			ui.fail(w, r, s, err)
+			return
+		}
+		ci := catalogItem{CatalogItem: it, Allowed: true, Verdict: "allowed by the install policy", Installed: installs[it.ID], Findings: found}
+		if wh := service.Decide(pol.InstallRules, it.Registry, it.Trust, found.Findings); wh != nil {
 			ci.Allowed, ci.Verdict = false, "refused by "+wh.String()
 		}
 		d.Items = append(d.Items, ci)
@@ -72,6 +84,30 @@ func (ui *UI) showCatalog(w http.ResponseWriter, r *http.Request, s *session, st
 		d.Next = Prefix + "catalog?q=" + urlQuery(d.Q) + "&page_token=" + urlQuery(items.NextPageToken)
 	}
 	ui.render(w, r, s, status, "catalog", "Catalog", d)
+}
+
+// catalogItemPage shows one catalog item with what the scanner found in
+// a version of it (catalog.items.findings; ?version=N, the latest when
+// omitted).
+func (ui *UI) catalogItemPage(w http.ResponseWriter, r *http.Request, s *session) {
+	n, err := version(r, "version")
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	reg, name := r.PathValue("r"), r.PathValue("name")
+	found, err := ui.svc.CatalogItemFindings(r.Context(), s.actor, service.CatalogItemFindingsParams{Registry: reg, Item: name, Version: n})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	ui.render(w, r, s, http.StatusOK, "catalogitem", reg+"/"+name, catalogItemData{Registry: reg, Name: name, Version: n, Findings: found})
+}
+
+type catalogItemData struct {
+	Registry, Name string
+	Version        int
+	Findings       *service.Findings
 }
 
 // install installs an item (skills.install) and shows the result on the

@@ -105,11 +105,13 @@ type skillData struct {
 	From, To int
 	// Stats are what finished tasks did with the skill (skills.stats).
 	Stats *analytics.SkillStats
+	// Findings is what the package scanner found in the current version.
+	Findings *service.Findings
 }
 
-// skillPage shows one skill: SKILL.md rendered, metadata, warnings, files
-// and versions, and what tasks did with it (skills.get, get_content,
-// list_files, versions.list, stats).
+// skillPage shows one skill: SKILL.md rendered, metadata, warnings, the
+// scanner's findings, files and versions, and what tasks did with it
+// (skills.get, get_content, findings, list_files, versions.list, stats).
 func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx, id := r.Context(), r.PathValue("id")
 	sk, err := ui.svc.GetSkill(ctx, s.actor, service.GetSkillParams{SkillRef: service.SkillRef{ID: id}})
@@ -145,8 +147,13 @@ func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
 	if rep.Skill != nil {
 		body = rep.Skill.Body
 	}
+	findings, err := ui.svc.SkillFindings(ctx, s.actor, service.SkillFindingsParams{SkillRef: ref, Version: sk.Version})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
 	d := skillData{Skill: sk, Body: ui.renderMarkdown(body, fmt.Sprintf("%sskills/%s/files/{path}?version=%d", Prefix, sk.ID, sk.Version)), Warnings: append(rep.Errors, rep.Warnings...), Files: files, Versions: versions,
-		From: max(sk.Version-1, 1), To: sk.Version, Stats: &stats.Items[0]}
+		From: max(sk.Version-1, 1), To: sk.Version, Stats: &stats.Items[0], Findings: findings}
 	ui.render(w, r, s, http.StatusOK, "skill", sk.Name, d)
 }
 

@@ -174,6 +174,7 @@ func (ui *UI) routes() http.Handler {
 
 	mux.HandleFunc("GET "+p+"/catalog", ui.page(ui.catalogPage))
 	mux.HandleFunc("POST "+p+"/catalog/install", ui.form(skilld.RoleMember, smallForm, ui.install))
+	mux.HandleFunc("GET "+p+"/catalog/{r}/{name}", ui.page(ui.catalogItemPage))
 
 	mux.HandleFunc("GET "+p+"/agents", ui.page(ui.agentsPage))
 	mux.HandleFunc("GET "+p+"/agents/new", ui.page(ui.agentPage))
