@@ -17,6 +17,7 @@ func catalogCommands() []command {
 		{"items", "list catalog items", runCatalogItems},
 		{"publish", "publish an archive or folder as an item's next version (instance admins)", runCatalogPublish},
 		{"update", "move an installed skill to another catalog version, --eval gating it on its trigger evals (admins)", runCatalogUpdate},
+		{"findings", "show what the security scanner found in an item version (table, --json or --sarif)", runCatalogFindings},
 	}
 }
 

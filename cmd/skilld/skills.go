@@ -35,6 +35,7 @@ func skillsCommands() []command {
 		{"cat", "print one file of a skill (SKILL.md by default)", runSkillsCat},
 		{"update", "move an installed skill to another catalog version (admins)", runSkillsUpdate},
 		{"stats", "what finished tasks did with each skill: offers, activations, refusals, unloads", runSkillsStats},
+		{"findings", "show what the security scanner found in a skill version (table, --json or --sarif)", runSkillsFindings},
 	}
 }
 
