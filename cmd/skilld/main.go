@@ -59,6 +59,7 @@ func commands() []command {
 		{"validate", "check skills against the Agent Skills specification", runValidate},
 		{"init", "create a new skill folder with a SKILL.md to fill in", runInit},
 		{"lint", "report what makes skills hard for a model to select or use", runLint},
+		{"scan", "scan skills for what a security review should look at (hidden text, risky commands, credentials)", runScan},
 		{"pack", "print the content digest and manifest of a skill package", runPack},
 		{"version", "print the skilld version", runVersion},
 		{"sandbox", "build root file systems for the sandbox", runGroup("sandbox", sandboxCommands())},
