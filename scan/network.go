@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -116,7 +117,9 @@ func ignoredHost(h string) bool {
 			return true
 		}
 	}
-	return !strings.Contains(h, ".") // a bare word: a placeholder or a local name
+	// A bare word is a placeholder or a local name; an empty label
+	// ("https://..." in a usage line) is no host at all.
+	return !strings.Contains(h, ".") || slices.Contains(strings.Split(h, "."), "")
 }
 
 // networkCheck reports, once per script and host, the hosts a network
