@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/skilld/skilld"
@@ -59,20 +60,27 @@ func (p *PackageStore) Scan(ctx context.Context, digest string) (*skilld.Package
 // Rescan scans every stored package whose scan is not under the current
 // rules (after a rules update, or packages from before the scanner), a
 // page at a time, and returns how many it scanned. Packages scanned
-// under the current rules are not read.
+// under the current rules are not read. A package that cannot be scanned
+// (a damaged stored copy) does not stop the others: the errors are
+// returned together at the end.
 func (p *PackageStore) Rescan(ctx context.Context) (int, error) {
 	if p.Scanner == nil {
 		return 0, nil
 	}
+	var errs []error
 	n, after := 0, ""
 	for {
 		digests, err := p.DB.PackageScanStale(ctx, &store.PackageScanStaleParams{RulesVersion: p.Scanner.Version(), After: after, Limit: 100})
 		if err != nil || len(digests) == 0 {
-			return n, err
+			return n, errors.Join(append(errs, err)...)
 		}
 		for _, d := range digests {
-			if _, err := p.Scan(ctx, d); err != nil {
+			if err := ctx.Err(); err != nil {
 				return n, err
+			}
+			if _, err := p.Scan(ctx, d); err != nil {
+				errs = append(errs, err)
+				continue
 			}
 			n++
 		}

@@ -84,10 +84,35 @@ func inBackground(ctx context.Context, run func(context.Context)) (stop func()) 
 	}
 }
 
+<<<<<<< HEAD
 // usageIndexed counts indexed tasks in m (nil: nothing to count).
 func usageIndexed(m *metrics.Metrics) func(string, []store.SkillUsage) {
 	if m == nil {
 		return nil
 	}
 	return m.SkillUsageIndexed
+=======
+// rescanPackages scans, once in the background, the stored packages whose
+// findings are not under this binary's scanner rules (after an upgrade
+// that changed them, or packages from before the scanner), so the first
+// request that asks about one does not pay for it. A failure is logged:
+// the rest are scanned when first asked about. stop ends it and waits.
+func rescanPackages(ctx context.Context, svc *service.Service, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n, err := svc.Packages().Rescan(ctx)
+		if n > 0 {
+			logger.Info("scanned stored packages under the current scanner rules", "packages", n)
+		}
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("scanning stored packages", "error", err)
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+>>>>>>> 3199a96 (Scanner benchmarks against the simplest scan, keywords fuzzed to change nothing; serve rescans stale packages in the background; docs: README, UI, RUNTIME, ARCHITECTURE, PERFORMANCE)
 }
