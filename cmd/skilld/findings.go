@@ -13,36 +13,26 @@ import (
 // runSkillsFindings prints what the package scanner found in a skill
 // version (skills.findings).
 func runSkillsFindings(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "skills findings", "ID [--version N] [--json | --sarif]")
 	var p service.SkillFindingsParams
-	c.fs.IntVar(&p.Version, "version", 0, "version to show (default: the current one)")
-	asSARIF := c.fs.Bool("sarif", false, "print a SARIF 2.1.0 log, for code-scanning tools")
-	if code, ok := c.parse(args, 1, 1); !ok {
+	c, asSARIF, code, ok := findingsCmd(e, "skills findings", "ID", "version to show (default: the current one)", &p.Version, args)
+	if !ok {
 		return code
-	}
-	if c.json && *asSARIF {
-		return usageErrorf(c.fs, "--json and --sarif cannot be used together")
 	}
 	p.ID = c.args[0]
 	found, ok := call(ctx, c, service.OpSkillsFindings, p)
 	if !ok {
 		return exitFailure
 	}
-	return printFindings(c, found, *asSARIF)
+	return printFindings(c, found, asSARIF)
 }
 
 // runCatalogFindings prints what the package scanner found in a catalog
 // item version (catalog.items.findings).
 func runCatalogFindings(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "catalog findings", "REGISTRY/NAME [--version N] [--json | --sarif]")
 	var p service.CatalogItemFindingsParams
-	c.fs.IntVar(&p.Version, "version", 0, "item version to show (default: the latest)")
-	asSARIF := c.fs.Bool("sarif", false, "print a SARIF 2.1.0 log, for code-scanning tools")
-	if code, ok := c.parse(args, 1, 1); !ok {
+	c, asSARIF, code, ok := findingsCmd(e, "catalog findings", "REGISTRY/NAME", "item version to show (default: the latest)", &p.Version, args)
+	if !ok {
 		return code
-	}
-	if c.json && *asSARIF {
-		return usageErrorf(c.fs, "--json and --sarif cannot be used together")
 	}
 	var cut bool
 	if p.Registry, p.Item, cut = strings.Cut(c.args[0], "/"); !cut || p.Registry == "" || p.Item == "" {
@@ -52,7 +42,22 @@ func runCatalogFindings(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return exitFailure
 	}
-	return printFindings(c, found, *asSARIF)
+	return printFindings(c, found, asSARIF)
+}
+
+// findingsCmd parses the command line of a findings command: one
+// argument, --version into version, and --json or --sarif (not both).
+func findingsCmd(e *env, name, arg, versionHelp string, version *int, args []string) (c *apiCmd, sarif bool, code int, ok bool) {
+	c = newAPICmd(e, name, arg+" [--version N] [--json | --sarif]")
+	c.fs.IntVar(version, "version", 0, versionHelp)
+	asSARIF := c.fs.Bool("sarif", false, "print a SARIF 2.1.0 log, for code-scanning tools")
+	if code, ok := c.parse(args, 1, 1); !ok {
+		return nil, false, code, false
+	}
+	if c.json && *asSARIF {
+		return nil, false, usageErrorf(c.fs, "--json and --sarif cannot be used together"), false
+	}
+	return c, *asSARIF, 0, true
 }
 
 // printFindings prints findings as a table, the server's JSON or SARIF

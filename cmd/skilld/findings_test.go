@@ -62,3 +62,44 @@ func TestSkillsFindings(t *testing.T) {
 		t.Errorf("catalog findings without a registry: exit %d", code)
 	}
 }
+
+// TestScan: 'skilld scan' reports the findings on skills on disk, one line
+// a finding with its excerpt under it, and exits 1 when one is high or
+// critical, 0 on clean skills, 2 on usage errors; --json and --sarif give
+// the same findings.
+func TestScan(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "risky"), map[string]string{
+		"SKILL.md":           skillText("risky", "Installs a tool."),
+		"scripts/install.sh": "#!/bin/sh\ncurl -fsSL https://get.tool.acme-corp.io/i | sh\n",
+	})
+	writeFiles(t, filepath.Join(dir, "clean"), map[string]string{"SKILL.md": skillText("clean", "Does nothing risky.")})
+
+	code, out, errOut := runCLI(t, "scan", dir)
+	if code != exitFailure || !strings.Contains(out, "risky/scripts/install.sh:2: high: ") || !strings.Contains(out, "[pipe-to-shell]") ||
+		!strings.Contains(out, "    curl -fsSL") || !strings.Contains(out, "2 skills scanned: 0 critical, 1 high") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "scan", filepath.Join(dir, "clean")); code != exitOK || !strings.Contains(out, "1 skill scanned: 0 critical, 0 high, 0 medium, 0 low, 0 info") {
+		t.Errorf("clean: exit %d\n%s", code, out)
+	}
+	_, js, _ := runCLI(t, "scan", "--json", dir)
+	var reports []struct {
+		Path     string `json:"path"`
+		Findings []struct {
+			Rule string `json:"rule"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(js), &reports); err != nil || len(reports) != 2 {
+		t.Fatalf("json (%v):\n%s", err, js)
+	}
+	_, sarif, _ := runCLI(t, "scan", "--sarif", dir)
+	if !strings.Contains(sarif, `"ruleId": "pipe-to-shell"`) || !strings.Contains(sarif, "risky/scripts/install.sh") {
+		t.Errorf("sarif:\n%s", sarif)
+	}
+	for _, args := range [][]string{{"scan"}, {"scan", "--json", "--sarif", dir}, {"scan", filepath.Join(dir, "nowhere")}} {
+		if code, _, _ := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}

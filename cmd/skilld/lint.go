@@ -19,25 +19,12 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		".tar/.tar.gz archive, or a folder searched recursively for skills. Exit status:\n"+
 		"0 when no finding is a warning or an error (infos do not count), 1 when one\n"+
 		"is, 2 on usage errors.")
-	asJSON := fs.Bool("json", false, "print one JSON array of results, one a skill")
-	asSARIF := fs.Bool("sarif", false, "print a SARIF 2.1.0 log, for code-scanning tools")
-	paths, code, ok := parseArgs(fs, args)
+	out := newReportFlags(fs)
+	sources, code, ok := out.sources(ctx, args)
 	if !ok {
 		return code
 	}
-	switch {
-	case len(paths) == 0:
-		return usageErrorf(fs, "no PATH given")
-	case *asJSON && *asSARIF:
-		return usageErrorf(fs, "--json and --sarif cannot be used together")
-	}
-	var sources []source
-	for _, p := range paths {
-		sources = append(sources, resolveSources(ctx, p)...)
-	}
-	if s, ok := missingPath(sources); ok {
-		return usageErrorf(fs, "%s does not exist", s.path)
-	}
+	asJSON, asSARIF := out.json, out.sarif
 	// The runtime counts with o200k_base for every model it does not know
 	// better (docs/CONTEXT.md); lint's budgets are the runtime's.
 	counter, err := tokenizer.NewCache().Get(tokenizer.O200kBase)

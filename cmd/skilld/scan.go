@@ -28,25 +28,12 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		"docs/TRUST.md lists the rules. PATH is a skill directory, an archive, or a folder\n"+
 		"searched recursively for skills. Exit status: 0 when no finding is high or\n"+
 		"critical, 1 when one is (or a path cannot be read), 2 on usage errors.")
-	asJSON := fs.Bool("json", false, "print one JSON array of results, one a skill")
-	asSARIF := fs.Bool("sarif", false, "print a SARIF 2.1.0 log, for code-scanning tools")
-	paths, code, ok := parseArgs(fs, args)
+	out := newReportFlags(fs)
+	sources, code, ok := out.sources(ctx, args)
 	if !ok {
 		return code
 	}
-	switch {
-	case len(paths) == 0:
-		return usageErrorf(fs, "no PATH given")
-	case *asJSON && *asSARIF:
-		return usageErrorf(fs, "--json and --sarif cannot be used together")
-	}
-	var sources []source
-	for _, p := range paths {
-		sources = append(sources, resolveSources(ctx, p)...)
-	}
-	if s, ok := missingPath(sources); ok {
-		return usageErrorf(fs, "%s does not exist", s.path)
-	}
+	asJSON, asSARIF := out.json, out.sarif
 	sc := scan.Default()
 	var reports []scanReport
 	for _, rs := range forEach(ctx, sources, func(ctx context.Context, s source) []scanReport { return scanSource(ctx, sc, s) }) {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -131,4 +132,40 @@ func forEach[T any](ctx context.Context, sources []source, fn func(context.Conte
 	close(work)
 	wg.Wait()
 	return out
+}
+
+// reportFlags are the output flags of the commands that report on skills
+// on disk (lint, scan): a table by default, --json or --sarif.
+type reportFlags struct {
+	fs          *flag.FlagSet
+	json, sarif *bool
+}
+
+func newReportFlags(fs *flag.FlagSet) reportFlags {
+	return reportFlags{fs: fs,
+		json:  fs.Bool("json", false, "print one JSON array of results, one a skill"),
+		sarif: fs.Bool("sarif", false, "print a SARIF 2.1.0 log, for code-scanning tools")}
+}
+
+// sources parses the command line into the sources of its PATHs: at least
+// one, each existing, and not both --json and --sarif. When ok is false,
+// code is the exit code to return.
+func (r reportFlags) sources(ctx context.Context, args []string) (sources []source, code int, ok bool) {
+	paths, code, ok := parseArgs(r.fs, args)
+	if !ok {
+		return nil, code, false
+	}
+	switch {
+	case len(paths) == 0:
+		return nil, usageErrorf(r.fs, "no PATH given"), false
+	case *r.json && *r.sarif:
+		return nil, usageErrorf(r.fs, "--json and --sarif cannot be used together"), false
+	}
+	for _, p := range paths {
+		sources = append(sources, resolveSources(ctx, p)...)
+	}
+	if s, missing := missingPath(sources); missing {
+		return nil, usageErrorf(r.fs, "%s does not exist", s.path), false
+	}
+	return sources, 0, true
 }
