@@ -2,72 +2,13 @@ package lint_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
+	"github.com/skilld/skilld/internal/sarif/sariftest"
 	"github.com/skilld/skilld/lint"
 )
-
-// sarifSchema compiles testdata/sarif-essential.schema.json: the shape of
-// SARIF 2.1.0 that code-scanning tools read.
-func sarifSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("testdata/sarif-essential.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("sarif-essential.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("sarif-essential.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
-}
-
-type sarifLog struct {
-	Version string `json:"version"`
-	Runs    []struct {
-		Tool struct {
-			Driver struct {
-				Rules []struct {
-					ID                   string `json:"id"`
-					DefaultConfiguration struct {
-						Level string `json:"level"`
-					} `json:"defaultConfiguration"`
-				} `json:"rules"`
-			} `json:"driver"`
-		} `json:"tool"`
-		Results []struct {
-			RuleID    string `json:"ruleId"`
-			RuleIndex int    `json:"ruleIndex"`
-			Level     string `json:"level"`
-			Locations []struct {
-				PhysicalLocation struct {
-					ArtifactLocation struct {
-						URI string `json:"uri"`
-					} `json:"artifactLocation"`
-					Region *struct {
-						StartLine int `json:"startLine"`
-					} `json:"region"`
-				} `json:"physicalLocation"`
-			} `json:"locations"`
-		} `json:"results"`
-	} `json:"runs"`
-}
 
 // TestSARIF: the findings on every bad fixture, as one SARIF log, fit the
 // schema; every rule is listed in the driver, every result points at its
@@ -86,18 +27,7 @@ func TestSARIF(t *testing.T) {
 	if err := lint.WriteSARIF(&buf, "v1.2.3", reports); err != nil {
 		t.Fatal(err)
 	}
-	sch := sarifSchema(t)
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("the log breaks the schema: %v\n%s", err, buf.String())
-	}
-	var log sarifLog
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	log := sariftest.Read(t, buf.Bytes())
 	run := log.Runs[0]
 	rules := run.Tool.Driver.Rules
 	if len(rules) != len(lint.Rules()) || len(run.Results) != findings {
@@ -131,7 +61,7 @@ func TestSARIF(t *testing.T) {
 		strings.Replace(buf.String(), `"version": "2.1.0"`, `"version": "2.0.0"`, 1),
 		strings.Replace(buf.String(), `"ruleId":`, `"rule":`, 1),
 	} {
-		if inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(broken)); sch.Validate(inst) == nil {
+		if sariftest.Validate(t, []byte(broken)) == nil {
 			t.Errorf("a broken log passed the schema")
 		}
 	}
@@ -155,10 +85,7 @@ func TestSARIFLocations(t *testing.T) {
 		if err := lint.WriteSARIF(&buf, "v1", []lint.Report{tc.report}); err != nil {
 			t.Fatal(err)
 		}
-		var log sarifLog
-		if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-			t.Fatal(err)
-		}
+		log := sariftest.Read(t, buf.Bytes())
 		if got := log.Runs[0].Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI; got != tc.want {
 			t.Errorf("%+v: uri %q, want %q", tc.report, got, tc.want)
 		}

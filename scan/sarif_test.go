@@ -2,20 +2,17 @@ package scan_test
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/sarif/sariftest"
 	"github.com/skilld/skilld/scan"
 )
 
 // TestSARIF: the findings on every fixture, as one SARIF log, fit the
-// shape code-scanning tools read (testdata/sarif-essential.schema.json,
-// the fields SARIF 2.1.0 requires); every rule is in the driver with a
+// shape code-scanning tools read (sariftest: the fields SARIF 2.1.0
+// requires); every rule is in the driver with a
 // security severity, every result points at its rule by ID and index with
 // its level and is located at its file and line; a finding of a rule the
 // scanner lacks adds that rule.
@@ -30,67 +27,7 @@ func TestSARIF(t *testing.T) {
 	if err := s.WriteSARIF(&buf, "v1.2.3", findings); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open("testdata/sarif-essential.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("sarif.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("sarif.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Fatalf("the log breaks the schema: %v", err)
-	}
-	var log struct {
-		Version string `json:"version"`
-		Runs    []struct {
-			Tool struct {
-				Driver struct {
-					Name  string `json:"name"`
-					Rules []struct {
-						ID                   string `json:"id"`
-						DefaultConfiguration struct {
-							Level string `json:"level"`
-						} `json:"defaultConfiguration"`
-						Properties struct {
-							SecuritySeverity string `json:"security-severity"`
-						} `json:"properties"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				RuleIndex int    `json:"ruleIndex"`
-				Level     string `json:"level"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct {
-							URI string `json:"uri"`
-						} `json:"artifactLocation"`
-						Region *struct {
-							StartLine int `json:"startLine"`
-						} `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	log := sariftest.Read(t, buf.Bytes())
 	if log.Version != "2.1.0" || len(log.Runs) != 1 {
 		t.Fatalf("version %q, %d runs", log.Version, len(log.Runs))
 	}
