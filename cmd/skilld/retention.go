@@ -84,14 +84,14 @@ func inBackground(ctx context.Context, run func(context.Context)) (stop func()) 
 	}
 }
 
-<<<<<<< HEAD
 // usageIndexed counts indexed tasks in m (nil: nothing to count).
 func usageIndexed(m *metrics.Metrics) func(string, []store.SkillUsage) {
 	if m == nil {
 		return nil
 	}
 	return m.SkillUsageIndexed
-=======
+}
+
 // rescanPackages scans, once in the background, the stored packages whose
 // findings are not under this binary's scanner rules (after an upgrade
 // that changed them, or packages from before the scanner), so the first
@@ -114,5 +114,4 @@ func rescanPackages(ctx context.Context, svc *service.Service, logger *slog.Logg
 		cancel()
 		<-done
 	}
->>>>>>> 3199a96 (Scanner benchmarks against the simplest scan, keywords fuzzed to change nothing; serve rescans stale packages in the background; docs: README, UI, RUNTIME, ARCHITECTURE, PERFORMANCE)
 }

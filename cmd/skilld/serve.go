@@ -156,11 +156,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	obs.watchQueue(watcher)
 	defer sweepTasks(ctx, svc, logger, obs.metrics)()
-<<<<<<< HEAD
 	defer sweepUsage(ctx, svc, logger)()
-=======
 	defer rescanPackages(ctx, svc, logger)()
->>>>>>> 3199a96 (Scanner benchmarks against the simplest scan, keywords fuzzed to change nothing; serve rescans stale packages in the background; docs: README, UI, RUNTIME, ARCHITECTURE, PERFORMANCE)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
