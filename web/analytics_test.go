@@ -3,8 +3,11 @@ package web_test
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
+	"github.com/skilld/skilld/store"
 )
 
 // TestAnalyticsSections: once a task that activated the skill finished,
@@ -42,5 +45,31 @@ func TestAnalyticsSections(t *testing.T) {
 	ap := b.get("/ui/agents/" + f.agent.ID)
 	if rows := element(t, ap, "agent-analytics"); !strings.Contains(rows, ">report</a>") || !strings.Contains(rows, "<td>1 (1/0/0)</td>") {
 		t.Errorf("agent analytics:\n%s", rows)
+	}
+}
+
+// TestVersionEvals: a stored trigger eval result shows in the versions
+// table, on the row of the version (package digest) it was run on, with
+// the agent's name, the model and both scores.
+func TestVersionEvals(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	b := e.signedIn(e.viewerTok)
+	if rows := element(t, b.get("/ui/skills/"+f.skill.ID), "versions"); strings.Count(rows, `<span class="muted">none</span>`) != 2 {
+		t.Errorf("versions before any eval:\n%s", rows)
+	}
+	res := skilld.EvalResult{ID: "ev1", WorkspaceID: f.skill.WorkspaceID, AgentID: f.agent.ID, SkillID: f.skill.ID, Skill: f.skill.Name,
+		SkillDigest: f.skill.Digest, Model: "openai:gpt-4o", Precision: 0.9, Recall: 0.75, Runs: 3, Queries: 4, Rates: []skilld.EvalRate{}, CreatedAt: time.Now()}
+	if _, err := e.db.EvalResultCreate(t.Context(), &store.EvalResultCreateParams{Result: res}); err != nil {
+		t.Fatal(err)
+	}
+	rows := element(t, b.get("/ui/skills/"+f.skill.ID), "versions")
+	_, body, _ := strings.Cut(rows, "</thead>")
+	current, older, _ := strings.Cut(body, "</tr>")
+	if !strings.Contains(current, "writer · openai:gpt-4o: precision 0.90, recall 0.75") || !strings.Contains(current, "4 queries × 3 runs") {
+		t.Errorf("the current version's row lacks its eval:\n%s", current)
+	}
+	if !strings.Contains(older, `<span class="muted">none</span>`) {
+		t.Errorf("the older version's row shows an eval:\n%s", older)
 	}
 }

@@ -1,12 +1,15 @@
 package web
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/analytics"
@@ -107,6 +110,41 @@ type skillData struct {
 	Stats *analytics.SkillStats
 	// Findings is what the package scanner found in the current version.
 	Findings *service.Findings
+	// Evals are the stored trigger eval results of each version, by
+	// package digest.
+	Evals map[string][]evalCell
+}
+
+// evalCell is one stored trigger eval result, as the versions table shows
+// it.
+type evalCell struct {
+	Agent, Model      string
+	Precision, Recall float64
+	Runs, Queries     int
+	When              time.Time
+}
+
+// versionEvals groups a skill's stored trigger eval results by package
+// digest, the newest first, naming each agent (evals.list, agents.list).
+func (ui *UI) versionEvals(ctx context.Context, s *session, skillID string) (map[string][]evalCell, error) {
+	res, err := ui.svc.ListEvals(ctx, s.actor, service.ListEvalsParams{Skill: skillID, Limit: 100})
+	if err != nil || len(res.Items) == 0 {
+		return nil, err
+	}
+	agents, err := ui.svc.ListAgents(ctx, s.actor, service.ListAgentsParams{PageSize: service.MaxPageSize})
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{}
+	for _, a := range agents.Items {
+		names[a.ID] = a.Name
+	}
+	out := map[string][]evalCell{}
+	for _, e := range res.Items {
+		out[e.SkillDigest] = append(out[e.SkillDigest], evalCell{Agent: cmp.Or(names[e.AgentID], e.AgentID), Model: e.Model,
+			Precision: e.Precision, Recall: e.Recall, Runs: e.Runs, Queries: e.Queries, When: e.CreatedAt})
+	}
+	return out, nil
 }
 
 // skillPage shows one skill: SKILL.md rendered, metadata, warnings, the
@@ -152,7 +190,12 @@ func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
 		ui.fail(w, r, s, err)
 		return
 	}
-	d := skillData{Skill: sk, Body: ui.renderMarkdown(body, fmt.Sprintf("%sskills/%s/files/{path}?version=%d", Prefix, sk.ID, sk.Version)), Warnings: append(rep.Errors, rep.Warnings...), Files: files, Versions: versions,
+	evals, err := ui.versionEvals(ctx, s, sk.ID)
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	d := skillData{Evals: evals, Skill: sk, Body: ui.renderMarkdown(body, fmt.Sprintf("%sskills/%s/files/{path}?version=%d", Prefix, sk.ID, sk.Version)), Warnings: append(rep.Errors, rep.Warnings...), Files: files, Versions: versions,
 		From: max(sk.Version-1, 1), To: sk.Version, Stats: &stats.Items[0], Findings: findings}
 	ui.render(w, r, s, http.StatusOK, "skill", sk.Name, d)
 }
