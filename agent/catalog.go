@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -80,8 +81,8 @@ func namesOver(skills []Skill, intro string, budget int, count func(string) int)
 
 // someNames renders the catalog with as many names as fit budget, and a
 // line saying how many more there are. So that no skill is starved, the
-// slots are shared: the first three quarters go to the first skills in
-// the order given (the most useful first: the caller orders them), the
+// slots are shared: the first three quarters go to the most useful skills
+// (by Rank, then in the order given), the
 // last quarter (at least one slot when there are two) to a window over
 // the rest, which starts at a point the rotation key picks (FNV-1a of the
 // task's ID, modulo the number of the rest) and wraps around. Every skill
@@ -89,6 +90,7 @@ func namesOver(skills []Skill, intro string, budget int, count func(string) int)
 // out of every len(rest) tasks with spread-out IDs.
 func someNames(skills []Skill, intro string, budget int, count func(string) int, rotation string, searchable bool) renderedCatalog {
 	c := renderedCatalog{level: catalogSomeNames}
+	skills = slices.SortedStableFunc(slices.Values(skills), func(a, b Skill) int { return cmp.Compare(b.Rank, a.Rank) })
 	// Estimate how many names fit from their lines' sizes, then render
 	// and shrink until the whole text does fit.
 	free := budget - count(catalogHead(intro)+unlistedLine(len(skills), searchable))

@@ -101,6 +101,10 @@ type Skill struct {
 	// which search_skills matches besides the name and description; nil
 	// when unknown.
 	Headings []string
+	// Rank orders the skills a catalog that cannot name them all lists
+	// first (higher first; the order given breaks ties): the service
+	// ranks pinned skills and those its recent tasks activated most.
+	Rank int
 	// Withheld, when set, is the install policy rule that refuses the
 	// skill now: it is not in the catalog and cannot be activated.
 	Withheld string

@@ -246,3 +246,26 @@ func BenchmarkCatalog10kFloor(b *testing.B) {
 		tok.Count(sb.String())
 	}
 }
+
+// TestCatalogRank: a catalog that cannot name every skill lists the
+// ranked ones first, highest first, then the others in the order given.
+func TestCatalogRank(t *testing.T) {
+	skills := manySkills(t, &agent.MemoryPackages{}, 300, 0)
+	last, mid := len(skills)-1, len(skills)/2
+	skills[last].Rank, skills[mid].Rank = 9, 3
+	m := script(t, func(*testing.T, *model.Request) *model.Response {
+		return &model.Response{Message: model.Message{Content: "done"}}
+	})
+	a, err := agent.New(agent.Config{Model: m, Window: 30_000, Tokenizer: runeCounter{}, Skills: skills, Packages: &agent.MemoryPackages{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := payloads[agent.CatalogShortened](collect(t, a, agent.Task{ID: "ranked", Input: "hi"}))
+	if len(c) != 1 || len(c[0].Listed) < 4 {
+		t.Fatalf("catalog.shortened: %+v", c)
+	}
+	want := []string{skills[last].Name, skills[mid].Name, skills[0].Name, skills[1].Name}
+	if got := c[0].Listed[:4]; !slices.Equal(got, want) {
+		t.Errorf("listed first %v, want %v", got, want)
+	}
+}

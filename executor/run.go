@@ -445,7 +445,7 @@ func (l *Local) runConfig(ctx context.Context, t *skilld.Task, snap *service.Sna
 func runSkills(snap *service.Snapshot) []agent.Skill {
 	skills := make([]agent.Skill, len(snap.Skills))
 	for i, s := range snap.Skills {
-		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Headings: s.Headings, Withheld: s.Withheld,
+		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Headings: s.Headings, Rank: s.Rank, Withheld: s.Withheld,
 			NoModelInvocation: s.NoModelInvocation, NoUserInvocation: s.NoUserInvocation}
 	}
 	return skills

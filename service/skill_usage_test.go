@@ -274,3 +274,50 @@ func TestIndexSkillUsageSweeps(t *testing.T) {
 		t.Errorf("one: %+v", one)
 	}
 }
+
+// TestSnapshotRanks: an agent with more skills than every common window
+// names has them ranked in its tasks' snapshots — a pinned skill first,
+// then by the activations of the agent's recent tasks — and one with few
+// skills is not ranked at all.
+func TestSnapshotRanks(t *testing.T) {
+	forDrivers(t, func(t *testing.T, open storetest.Opener) {
+		e := newEnv(t, open, service.Config{}, nil)
+		ctx := t.Context()
+		var refs []service.AgentSkillRef
+		for i := range 60 {
+			name := fmt.Sprintf("tool-%02d", i)
+			md := fmt.Sprintf("---\nname: %s\ndescription: Use %s when asked.\n---\nDo it.\n", name, name)
+			must[*service.SkillView](t)(e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: map[string]string{"SKILL.md": md}}))
+			ref := service.AgentSkillRef{Skill: name}
+			if i == 7 {
+				ref.Version = 1
+			}
+			refs = append(refs, ref)
+		}
+		cfg := skilld.AgentConfig{Model: "test:m"}
+		big := must[*skilld.Agent](t)(e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "big", Config: cfg, Skills: refs}))
+		small := must[*skilld.Agent](t)(e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "small", Config: cfg, Skills: refs[:3]}))
+		e.runTask(t, big.ID, "go", 0, activateStep("tool-42"), model.Reply("done"))
+		e.runTask(t, big.ID, "go", 0, activateStep("tool-42"), model.Reply("done"))
+		e.runTask(t, big.ID, "go", 0, activateStep("tool-13"), model.Reply("done"))
+		e.runTask(t, small.ID, "go", 0, activateStep("tool-01"), model.Reply("done"))
+		must[*service.SkillStatsList](t)(e.svc.SkillStats(ctx, e.viewer, service.SkillStatsParams{})) // indexes the tasks
+
+		ranks := func(ag *skilld.Agent) map[string]int {
+			snap := must[*service.Snapshot](t)(e.svc.Resolve(ctx, e.member.WorkspaceID, ag))
+			out := map[string]int{}
+			for _, s := range snap.Skills {
+				if s.Rank != 0 {
+					out[s.Name] = s.Rank
+				}
+			}
+			return out
+		}
+		if got := ranks(big); len(got) != 3 || got["tool-42"] != 2 || got["tool-13"] != 1 || got["tool-07"] < got["tool-42"] {
+			t.Errorf("ranks of the big agent = %v, want tool-07 pinned first, then tool-42 (2), tool-13 (1)", got)
+		}
+		if got := ranks(small); len(got) != 0 {
+			t.Errorf("ranks of the small agent = %v, want none", got)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/policy"
@@ -64,6 +65,9 @@ type SnapshotSkill struct {
 	// absent from snapshots taken before they were recorded (the search
 	// then matches names and descriptions).
 	Headings []string `json:"headings,omitempty"`
+	// Rank orders the skills a catalog too small to name them all lists
+	// first (rankSkills).
+	Rank int `json:"rank,omitempty"`
 }
 
 type StartTaskParams struct {
@@ -173,9 +177,46 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		if w != nil {
 			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)
 		}
+		if att.Version > 0 {
+			ss.Rank = pinnedRank
+		}
 		snap.Skills = append(snap.Skills, ss)
 	}
+	if err := s.rankSkills(ctx, workspaceID, ag.ID, snap.Skills); err != nil {
+		return nil, err
+	}
 	return snap, nil
+}
+
+// Ranking of an agent's skills, for a catalog that cannot name them all:
+// pinned skills first, then those the agent's tasks of the last
+// rankPeriod activated most. Agents with at most rankFrom skills are not
+// ranked: every common window names that many.
+const (
+	pinnedRank = 1 << 30
+	rankFrom   = 50
+	rankPeriod = 30 * 24 * time.Hour
+)
+
+// rankSkills adds to each skill's rank its activations in the agent's
+// recent tasks (skill analytics).
+func (s *Service) rankSkills(ctx context.Context, workspaceID, agentID string, skills []SnapshotSkill) error {
+	if len(skills) <= rankFrom {
+		return nil
+	}
+	groups, err := s.db.SkillUsageSummary(ctx, &store.SkillUsageSummaryParams{WorkspaceID: workspaceID, AgentID: agentID,
+		From: s.cfg.Now().Add(-rankPeriod)})
+	if err != nil {
+		return err
+	}
+	activations := map[string]int{}
+	for _, g := range groups {
+		activations[g.SkillID] += g.Activations
+	}
+	for i := range skills {
+		skills[i].Rank += activations[skills[i].ID]
+	}
+	return nil
 }
 
 // snapshotSkill is a skill as a run sees it at one package: its files and
