@@ -71,6 +71,10 @@ func printFindings(c *apiCmd, found *service.Findings, asSARIF bool) int {
 		return exitOK
 	}
 	return c.output(found, func(w io.Writer) {
+		if len(found.Findings) == 0 {
+			fmt.Fprintf(w, "No findings in %s (rules version %d)\n", shortDigest(found.Digest), found.RulesVersion)
+			return
+		}
 		row(w, "SEVERITY", "RULE", "WHERE", "MESSAGE")
 		for _, f := range found.Findings {
 			where := f.File
