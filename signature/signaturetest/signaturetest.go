@@ -1,0 +1,54 @@
+// Package signaturetest makes real keyed Sigstore bundles for tests.
+package signaturetest
+
+import (
+	"testing"
+
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/sign"
+)
+
+// Key is a fresh ECDSA P-256 signing key.
+type Key struct {
+	kp *sign.EphemeralKeypair
+}
+
+// NewKey generates a key.
+func NewKey(t testing.TB) *Key {
+	t.Helper()
+	kp, err := sign.NewEphemeralKeypair(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Key{kp: kp}
+}
+
+// PublicKeyPEM is what a registry stores for keyed verification.
+func (k *Key) PublicKeyPEM(t testing.TB) string {
+	t.Helper()
+	p, err := k.kp.GetPublicKeyPem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Sign returns the JSON of a keyed Sigstore bundle (v0.3, message
+// signature, no transparency log) over artifact, as `cosign sign-blob
+// --key ... --tlog-upload=false --new-bundle-format` would make it.
+func (k *Key) Sign(t testing.TB, artifact []byte) []byte {
+	t.Helper()
+	pb, err := sign.Bundle(&sign.PlainData{Data: artifact}, k.kp, sign.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.NewBundle(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := b.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
