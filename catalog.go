@@ -31,9 +31,12 @@ func (t Trust) Valid() bool { return t.Rank() > 0 }
 
 // Registry is a named source of catalog items with a trust level.
 type Registry struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Trust     Trust     `json:"trust"`
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Trust Trust  `json:"trust"`
+	// PublicKey is the PEM public key that keyed signatures on this
+	// registry's items must verify against; empty when it has none.
+	PublicKey string    `json:"public_key,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -59,4 +62,20 @@ type CatalogItemVersion struct {
 	Description string    `json:"description"`
 	CreatedBy   string    `json:"created_by,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
+	// Bundle is the Sigstore bundle (JSON) the publisher signed Digest
+	// with; nil when unsigned. Served as Signature, not whole.
+	Bundle []byte `json:"-"`
+	// Signature is what verifying Bundle found; the service fills it.
+	Signature *SignatureStatus `json:"signature,omitempty"`
+}
+
+// SignatureStatus is who signed a package and whether that checks out:
+// the OIDC issuer and subject of a Sigstore certificate, or the ID of the
+// registry key that verified it. Verified false comes with Error.
+type SignatureStatus struct {
+	Verified bool   `json:"verified"`
+	Issuer   string `json:"issuer,omitempty"`
+	Subject  string `json:"subject,omitempty"`
+	KeyID    string `json:"key_id,omitempty"`
+	Error    string `json:"error,omitempty"`
 }

@@ -13,6 +13,9 @@ type CatalogQueries interface {
 	// RegistryGet finds a registry by ID, else by Name. ENOTFOUND.
 	RegistryGet(ctx context.Context, p *RegistryGetParams) (*skilld.Registry, error)
 	RegistryList(ctx context.Context, p *RegistryListParams) ([]*skilld.Registry, error)
+	// RegistrySetPublicKey replaces a registry's public key ("" removes
+	// it). ENOTFOUND.
+	RegistrySetPublicKey(ctx context.Context, p *RegistrySetPublicKeyParams) (*skilld.Registry, error)
 	// CatalogItemCreate adds an item with no version yet. ECONFLICT when the
 	// registry has an item of that name; ENOTFOUND when the registry is
 	// missing.
@@ -31,8 +34,14 @@ type CatalogQueries interface {
 }
 
 type RegistryCreateParams struct {
-	Name  string
-	Trust skilld.Trust
+	Name      string
+	Trust     skilld.Trust
+	PublicKey string
+}
+
+type RegistrySetPublicKeyParams struct {
+	ID        string
+	PublicKey string
 }
 
 type RegistryGetParams struct{ ID, Name string }
@@ -62,6 +71,8 @@ type CatalogItemVersionCreateParams struct {
 	Digest      string
 	Description string
 	CreatedBy   string
+	// Bundle is the Sigstore bundle JSON; nil for an unsigned version.
+	Bundle []byte
 }
 
 type CatalogItemVersionGetParams struct {

@@ -75,3 +75,49 @@ func testCatalog(t *testing.T, open Opener) {
 		t.Errorf("paged list: %d items, total %d", len(items), total)
 	}
 }
+
+// A version keeps the bundle it was published with, byte for byte; an
+// unsigned one has none. A registry's public key is set at creation and
+// replaced (rotated) or removed later.
+func testCatalogSignatures(t *testing.T, open Opener) {
+	s := open(t)
+	const key1, key2 = "-----BEGIN PUBLIC KEY-----\nkey one\n-----END PUBLIC KEY-----\n", "-----BEGIN PUBLIC KEY-----\nkey two\n-----END PUBLIC KEY-----\n"
+	reg := must[*skilld.Registry](t)(s.RegistryCreate(ctx(t), &store.RegistryCreateParams{Name: "team", Trust: skilld.TrustVerified, PublicKey: key1}))
+	if reg.PublicKey != key1 {
+		t.Fatalf("created registry key %q", reg.PublicKey)
+	}
+	if g := must[*skilld.Registry](t)(s.RegistryGet(ctx(t), &store.RegistryGetParams{Name: "team"})); g.PublicKey != key1 {
+		t.Errorf("got registry key %q", g.PublicKey)
+	}
+	if g := must[*skilld.Registry](t)(s.RegistrySetPublicKey(ctx(t), &store.RegistrySetPublicKeyParams{ID: reg.ID, PublicKey: key2})); g.PublicKey != key2 || g.Name != "team" {
+		t.Errorf("rotated registry %+v", g)
+	}
+	if list := must[[]*skilld.Registry](t)(s.RegistryList(ctx(t), &store.RegistryListParams{})); len(list) != 1 || list[0].PublicKey != key2 {
+		t.Errorf("listed registries %+v", list)
+	}
+	if g := must[*skilld.Registry](t)(s.RegistrySetPublicKey(ctx(t), &store.RegistrySetPublicKeyParams{ID: reg.ID})); g.PublicKey != "" {
+		t.Errorf("removed key still %q", g.PublicKey)
+	}
+	_, err := s.RegistrySetPublicKey(ctx(t), &store.RegistrySetPublicKeyParams{ID: "missing", PublicKey: key1})
+	wantCode(t, err, skilld.ENOTFOUND)
+
+	it := must[*skilld.CatalogItem](t)(s.CatalogItemCreate(ctx(t), &store.CatalogItemCreateParams{RegistryID: reg.ID, Name: "signed"}))
+	bundle := []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","note":"é"}`)
+	v1 := must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionCreate(ctx(t), &store.CatalogItemVersionCreateParams{
+		ItemID: it.ID, Digest: newPackage(t, s, "signed1"), Bundle: bundle,
+	}))
+	if string(v1.Bundle) != string(bundle) {
+		t.Errorf("created bundle %q", v1.Bundle)
+	}
+	v2 := must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionCreate(ctx(t), &store.CatalogItemVersionCreateParams{ItemID: it.ID, Digest: newPackage(t, s, "signed2")}))
+	if v2.Bundle != nil {
+		t.Errorf("unsigned version has bundle %q", v2.Bundle)
+	}
+	if got := must[*skilld.CatalogItemVersion](t)(s.CatalogItemVersionGet(ctx(t), &store.CatalogItemVersionGetParams{ItemID: it.ID, Number: 1})); string(got.Bundle) != string(bundle) {
+		t.Errorf("got bundle %q", got.Bundle)
+	}
+	vs := must[[]*skilld.CatalogItemVersion](t)(s.CatalogItemVersionList(ctx(t), &store.CatalogItemVersionListParams{ItemID: it.ID}))
+	if len(vs) != 2 || vs[0].Bundle != nil || string(vs[1].Bundle) != string(bundle) {
+		t.Errorf("listed versions %+v", vs)
+	}
+}

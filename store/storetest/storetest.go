@@ -36,6 +36,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Packages", func(t *testing.T) { testPackages(t, open) })
 	t.Run("PackageScans", func(t *testing.T) { testPackageScans(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
+	t.Run("CatalogSignatures", func(t *testing.T) { testCatalogSignatures(t, open) })
 	t.Run("SkillList", func(t *testing.T) { testSkillList(t, open) })
 	t.Run("SkillListRevision", func(t *testing.T) { testSkillListRevision(t, open) })
 	t.Run("Installs", func(t *testing.T) { testInstalls(t, open) })

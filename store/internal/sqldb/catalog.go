@@ -8,11 +8,11 @@ import (
 	"github.com/skilld/skilld/store"
 )
 
-const registryColumns = `id, name, trust, created_at`
+const registryColumns = `id, name, trust, public_key, created_at`
 
 func scanRegistry(r Row) (*skilld.Registry, error) {
 	var g skilld.Registry
-	if err := r.Scan(&g.ID, &g.Name, &g.Trust, &g.CreatedAt); err != nil {
+	if err := r.Scan(&g.ID, &g.Name, &g.Trust, &g.PublicKey, &g.CreatedAt); err != nil {
 		return nil, err
 	}
 	g.CreatedAt = utc(g.CreatedAt)
@@ -20,8 +20,8 @@ func scanRegistry(r Row) (*skilld.Registry, error) {
 }
 
 func (q *Queries) RegistryCreate(ctx context.Context, p *store.RegistryCreateParams) (*skilld.Registry, error) {
-	g, err := scanRegistry(q.c.ExecRow(ctx, `INSERT INTO registries (id, name, trust, created_at) VALUES (?, ?, ?, ?) RETURNING `+registryColumns,
-		newID(), p.Name, p.Trust, now()))
+	g, err := scanRegistry(q.c.ExecRow(ctx, `INSERT INTO registries (id, name, trust, public_key, created_at) VALUES (?, ?, ?, ?, ?) RETURNING `+registryColumns,
+		newID(), p.Name, p.Trust, p.PublicKey, now()))
 	if err := conflict(err, "registry "+quote(p.Name)+" already exists", "name"); err != nil {
 		return nil, err
 	}
@@ -35,6 +35,11 @@ func (q *Queries) RegistryGet(ctx context.Context, p *store.RegistryGetParams) (
 	}
 	g, err := scanRegistry(q.c.QueryRow(ctx, `SELECT `+registryColumns+` FROM registries WHERE `+key+` = ?`, val))
 	return g, notFound(err, "registry %q", val)
+}
+
+func (q *Queries) RegistrySetPublicKey(ctx context.Context, p *store.RegistrySetPublicKeyParams) (*skilld.Registry, error) {
+	g, err := scanRegistry(q.c.ExecRow(ctx, `UPDATE registries SET public_key = ? WHERE id = ? RETURNING `+registryColumns, p.PublicKey, p.ID))
+	return g, notFound(err, "registry %q", p.ID)
 }
 
 func (q *Queries) RegistryList(ctx context.Context, p *store.RegistryListParams) ([]*skilld.Registry, error) {
@@ -108,12 +113,16 @@ func (q *Queries) CatalogItemList(ctx context.Context, p *store.CatalogItemListP
 	return items, total, internal(err, "listing catalog items")
 }
 
-const itemVersionColumns = `item_id, number, package_digest, description, created_by, created_at`
+const itemVersionColumns = `item_id, number, package_digest, description, created_by, created_at, signature_bundle`
 
 func scanItemVersion(r Row) (*skilld.CatalogItemVersion, error) {
 	var v skilld.CatalogItemVersion
-	if err := r.Scan(&v.ItemID, &v.Number, &v.Digest, &v.Description, &v.CreatedBy, &v.CreatedAt); err != nil {
+	var bundle string
+	if err := r.Scan(&v.ItemID, &v.Number, &v.Digest, &v.Description, &v.CreatedBy, &v.CreatedAt, &bundle); err != nil {
 		return nil, err
+	}
+	if bundle != "" {
+		v.Bundle = []byte(bundle)
 	}
 	v.CreatedAt = utc(v.CreatedAt)
 	return &v, nil
@@ -133,8 +142,8 @@ func (q *Queries) CatalogItemVersionCreate(ctx context.Context, p *store.Catalog
 		if _, err := q.c.Exec(ctx, `UPDATE catalog_items SET search_text = ? WHERE id = ?`, store.SearchText(name, p.Description), p.ItemID); err != nil {
 			return internal(err, "publishing catalog item %q", p.ItemID)
 		}
-		v, err := scanItemVersion(q.c.ExecRow(ctx, `INSERT INTO catalog_item_versions (item_id, number, package_digest, description, created_by, created_at)
-			VALUES (?, ?, ?, ?, ?, ?) RETURNING `+itemVersionColumns, p.ItemID, number, p.Digest, p.Description, p.CreatedBy, t))
+		v, err := scanItemVersion(q.c.ExecRow(ctx, `INSERT INTO catalog_item_versions (item_id, number, package_digest, description, created_by, created_at, signature_bundle)
+			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING `+itemVersionColumns, p.ItemID, number, p.Digest, p.Description, p.CreatedBy, t, string(p.Bundle)))
 		if constraint(err, "foreign_key") != nil {
 			return &skilld.Error{Code: skilld.EINVALID, Message: "package " + p.Digest + " is not stored", Err: err}
 		}
