@@ -17,17 +17,33 @@ const (
 // of those rule IDs (an allow: only packages without), so "deny community
 // skills with high findings" is one rule.
 //
+// RequireSignature makes a deny rule match skills whose package is not
+// signed as it says (missing, invalid, or by someone else), and an allow
+// rule match only skills whose package is.
+//
 // EvalMaxRegression, on an allow rule, gates catalog updates of the skills
 // it matches: the candidate version's trigger evals (precision and
 // recall, in points of 100) may not fall more than this below the pinned
 // version's, for any agent that follows the skill's current version.
 type InstallRule struct {
-	Effect            string   `json:"effect"`
-	Registry          string   `json:"registry,omitempty"`
-	MinTrust          Trust    `json:"min_trust,omitempty"`
-	MaxSeverity       Severity `json:"max_severity,omitempty"`
-	Rules             []string `json:"rules,omitempty"`
-	EvalMaxRegression *float64 `json:"eval_max_regression,omitempty"`
+	Effect            string                `json:"effect"`
+	Registry          string                `json:"registry,omitempty"`
+	MinTrust          Trust                 `json:"min_trust,omitempty"`
+	MaxSeverity       Severity              `json:"max_severity,omitempty"`
+	Rules             []string              `json:"rules,omitempty"`
+	EvalMaxRegression *float64              `json:"eval_max_regression,omitempty"`
+	RequireSignature  *SignatureRequirement `json:"require_signature,omitempty"`
+}
+
+// SignatureRequirement is the signature an install rule asks of a
+// package: with Key, one the registry's public key verifies; otherwise a
+// Sigstore bundle, verified against the server's trusted root, whose
+// certificate's OIDC issuer and subject match these regular expressions
+// (empty: any).
+type SignatureRequirement struct {
+	Issuer  string `json:"issuer,omitempty"`
+	Subject string `json:"subject,omitempty"`
+	Key     bool   `json:"key,omitempty"`
 }
 
 // OnFindings reports whether the rule looks at scanner findings.

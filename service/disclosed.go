@@ -24,7 +24,7 @@ func (s *Service) DisclosedSkills(ctx context.Context, a Actor) ([]*skilld.Skill
 	}
 	var out []*skilld.Skill
 	for _, sk := range skills {
-		w, err := s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(sk.Digest))
+		w, err := s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(sk.Digest), s.catalogSigned(sk.CatalogItemID, sk.CatalogVersion, sk.Digest))
 		if err != nil {
 			return nil, err
 		}

@@ -65,9 +65,13 @@ func (s *Service) gateUpdate(ctx context.Context, a Actor, sk *skilld.Skill, ite
 	if err != nil {
 		return nil, err
 	}
+	signed, err := neededSignature(ctx, pol.InstallRules, item.Registry, s.catalogSigned(item.ID, v.Number, v.Digest))
+	if err != nil {
+		return nil, err
+	}
 	var rule *Withheld
-	if i, _ := deciding(pol.InstallRules, item.Registry, item.Trust, findings); i >= 0 && pol.InstallRules[i].EvalMaxRegression != nil {
-		rule = &Withheld{Index: i, Rule: pol.InstallRules[i]}
+	if d := deciding(pol.InstallRules, item.Registry, item.Trust, findings, signed); d.index >= 0 && pol.InstallRules[d.index].EvalMaxRegression != nil {
+		rule = &Withheld{Index: d.index, Rule: pol.InstallRules[d.index]}
 	}
 	if (p == nil && rule == nil) || v.Digest == sk.Digest {
 		return nil, nil

@@ -38,7 +38,7 @@ func (s *Service) ImportGitHub(ctx context.Context, a Actor, p ImportGitHubParam
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkInstall(ctx, a.WorkspaceID, GitHubRegistry, GitHubTrust, src.Owner+"/"+src.Repo, nil); err != nil {
+	if err := s.checkInstall(ctx, a.WorkspaceID, GitHubRegistry, GitHubTrust, src.Owner+"/"+src.Repo, nil, nil); err != nil {
 		return nil, err
 	}
 	chosen, _, err := s.github.Import(ctx, src, p.SkillName, p.ImportAll)

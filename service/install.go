@@ -30,14 +30,14 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 	}
 	// The policy is asked first, on every call: an item installed before
 	// a deny rule is refused like a new one, as runs withhold it.
-	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, nil); err != nil {
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, nil, nil); err != nil {
 		return nil, err
 	}
 	if existing, err := s.installed(ctx, a, item.ID); skilld.ErrorCode(err) != skilld.ENOTFOUND {
 		if err == nil {
 			// Asked again with what the scanner found in the installed
 			// version, as a run would.
-			err = s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(existing.Digest))
+			err = s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(existing.Digest), s.catalogSigned(existing.CatalogItemID, existing.CatalogVersion, existing.Digest))
 		}
 		if err != nil {
 			return nil, err
@@ -48,7 +48,7 @@ func (s *Service) InstallSkill(ctx context.Context, a Actor, p InstallSkillParam
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(v.Digest)); err != nil {
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(v.Digest), s.catalogSigned(item.ID, v.Number, v.Digest)); err != nil {
 		return nil, err
 	}
 	var id string
@@ -171,7 +171,7 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(v.Digest)); err != nil {
+	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(v.Digest), s.catalogSigned(item.ID, v.Number, v.Digest)); err != nil {
 		return nil, err
 	}
 	gate, err := s.gateUpdate(ctx, a, sk, item, v, p.Eval)

@@ -48,6 +48,9 @@ func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*s
 		if err := s.checkFindingRule(i, r); err != nil {
 			return nil, err
 		}
+		if err := checkRequirement(i, r); err != nil {
+			return nil, err
+		}
 	}
 	pol, err := s.db.PolicyPut(ctx, &store.PolicyPutParams{WorkspaceID: a.WorkspaceID, InstallRules: p.InstallRules, Tools: p.Tools})
 	if err != nil {
@@ -58,11 +61,13 @@ func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*s
 }
 
 // Withheld is the install rule that refuses a skill, with the finding
-// that made a rule on findings match.
+// that made a rule on findings match, or why the package failed the
+// rule's require_signature.
 type Withheld struct {
-	Index   int                `json:"index"`
-	Rule    skilld.InstallRule `json:"rule"`
-	Finding *skilld.Finding    `json:"finding,omitempty"`
+	Index     int                `json:"index"`
+	Rule      skilld.InstallRule `json:"rule"`
+	Finding   *skilld.Finding    `json:"finding,omitempty"`
+	Signature string             `json:"signature,omitempty"`
 }
 
 func (w *Withheld) String() string {
@@ -77,12 +82,16 @@ func (w *Withheld) String() string {
 		s += fmt.Sprintf(" eval_max_regression %g", *n)
 	}
 	s += findingsClause(w.Rule)
+	s += signatureClause(w.Rule.RequireSignature)
 	s += ")"
 	if f := w.Finding; f != nil {
 		s += fmt.Sprintf(": %s finding %s in %s", f.Severity, f.Rule, f.File)
 		if f.Line > 0 {
 			s += fmt.Sprintf(":%d", f.Line)
 		}
+	}
+	if w.Signature != "" {
+		s += ": " + w.Signature
 	}
 	return s
 }
@@ -97,20 +106,39 @@ func (w *Withheld) String() string {
 // rules, and an allow rule match packages without one. It returns the
 // denying rule, or nil when the skill is allowed. Skills without a registry
 // (written in the workspace) are always allowed. findings may be nil when
-// no rule looks at them (NeedsFindings).
+// no rule looks at them (NeedsFindings). Decide does not know signatures:
+// a require_signature rule is passed as if the package met it, as the
+// service asks again with the package's signature (decide).
 func Decide(rules []skilld.InstallRule, registry string, trust skilld.Trust, findings []skilld.Finding) *Withheld {
-	if i, hit := deciding(rules, registry, trust, findings); i >= 0 && rules[i].Effect == skilld.EffectDeny {
-		return &Withheld{Index: i, Rule: rules[i], Finding: hit}
+	return decision(rules, registry, trust, findings, nil)
+}
+
+func decision(rules []skilld.InstallRule, registry string, trust skilld.Trust, findings []skilld.Finding, signed *signedPackage) *Withheld {
+	if d := deciding(rules, registry, trust, findings, signed); d.index >= 0 && rules[d.index].Effect == skilld.EffectDeny {
+		w := &Withheld{Index: d.index, Rule: rules[d.index], Finding: d.finding}
+		if d.unsigned != nil {
+			w.Signature = d.unsigned.Error()
+		}
+		return w
 	}
 	return nil
 }
 
-// deciding is the index of the rule that decides about a skill from
-// registry with trust and findings (see Decide), or -1 when none does,
-// with the finding that made a rule on findings match.
-func deciding(rules []skilld.InstallRule, registry string, trust skilld.Trust, findings []skilld.Finding) (int, *skilld.Finding) {
+// decided is the rule that decides about a skill (index -1: none), with
+// the finding that made a rule on findings match and why the package
+// failed a require_signature rule.
+type decided struct {
+	index    int
+	finding  *skilld.Finding
+	unsigned error
+}
+
+// deciding is the rule that decides about a skill from registry with
+// trust, findings and signature (see Decide). A nil signed (the package
+// is not chosen yet) passes every require_signature.
+func deciding(rules []skilld.InstallRule, registry string, trust skilld.Trust, findings []skilld.Finding, signed *signedPackage) decided {
 	if registry == "" {
-		return -1, nil
+		return decided{index: -1}
 	}
 	for i, r := range rules {
 		if r.Registry != "" && r.Registry != registry {
@@ -129,9 +157,16 @@ func deciding(rules []skilld.InstallRule, registry string, trust skilld.Trust, f
 				continue
 			}
 		}
-		return i, hit
+		var bad error
+		if r.RequireSignature != nil && signed != nil {
+			bad = signed.check(r.RequireSignature)
+		}
+		if r.RequireSignature != nil && (r.Effect == skilld.EffectDeny && bad == nil || r.Effect == skilld.EffectAllow && bad != nil) {
+			continue
+		}
+		return decided{index: i, finding: hit, unsigned: bad}
 	}
-	return -1, nil
+	return decided{index: -1}
 }
 
 // NeedsFindings reports whether deciding by rules for a skill of registry
@@ -147,7 +182,7 @@ func (s *Service) Check(ctx context.Context, workspaceID string, sk *skilld.Skil
 	if err != nil {
 		return nil, err
 	}
-	return s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(sk.Digest))
+	return s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(sk.Digest), s.catalogSigned(sk.CatalogItemID, sk.CatalogVersion, sk.Digest))
 }
 
 // findingsFunc gives the findings of a package when a rule needs them;
@@ -168,14 +203,27 @@ func (s *Service) storedFindings(digest string) findingsFunc {
 	}
 }
 
-// decide is Decide with the findings asked for only when a rule needs
-// them.
-func (s *Service) decide(ctx context.Context, rules []skilld.InstallRule, registry string, trust skilld.Trust, found findingsFunc) (*Withheld, error) {
+// decide is Decide with the findings and the signature asked for only
+// when a rule needs them.
+func (s *Service) decide(ctx context.Context, rules []skilld.InstallRule, registry string, trust skilld.Trust, found findingsFunc, signed signedFunc) (*Withheld, error) {
 	findings, err := neededFindings(ctx, rules, registry, found)
 	if err != nil {
 		return nil, err
 	}
-	return Decide(rules, registry, trust, findings), nil
+	sp, err := neededSignature(ctx, rules, registry, signed)
+	if err != nil {
+		return nil, err
+	}
+	return decision(rules, registry, trust, findings, sp), nil
+}
+
+// neededSignature loads a package's signature (signed) when some rule
+// about skills of registry requires one, and nothing otherwise.
+func neededSignature(ctx context.Context, rules []skilld.InstallRule, registry string, signed signedFunc) (*signedPackage, error) {
+	if signed == nil || registry == "" || !slices.ContainsFunc(rules, func(r skilld.InstallRule) bool { return r.RequireSignature != nil }) {
+		return nil, nil
+	}
+	return signed(ctx)
 }
 
 // neededFindings reads a package's findings (found) when some rule about
@@ -191,12 +239,12 @@ func neededFindings(ctx context.Context, rules []skilld.InstallRule, registry st
 // denies, with the rule in the message. found gives the package's
 // findings; with nil (the package is not chosen yet) only rules that do
 // not look at findings can refuse, and the caller asks again once it is.
-func (s *Service) checkInstall(ctx context.Context, workspaceID, registry string, trust skilld.Trust, name string, found findingsFunc) error {
+func (s *Service) checkInstall(ctx context.Context, workspaceID, registry string, trust skilld.Trust, name string, found findingsFunc, signed signedFunc) error {
 	pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: workspaceID})
 	if err != nil {
 		return err
 	}
-	w, err := s.decide(ctx, pol.InstallRules, registry, trust, found)
+	w, err := s.decide(ctx, pol.InstallRules, registry, trust, found, signed)
 	if err != nil || w == nil {
 		return err
 	}
@@ -216,6 +264,24 @@ func findingsClause(r skilld.InstallRule) string {
 			s += " or"
 		}
 		s += fmt.Sprintf(" with findings of %s", strings.Join(r.Rules, ", "))
+	}
+	return s
+}
+
+// signatureClause describes a rule's require_signature, for messages.
+func signatureClause(req *skilld.SignatureRequirement) string {
+	switch {
+	case req == nil:
+		return ""
+	case req.Key:
+		return " require_signature by the registry key"
+	}
+	s := " require_signature"
+	if req.Issuer != "" {
+		s += fmt.Sprintf(" issuer ~ %q", req.Issuer)
+	}
+	if req.Subject != "" {
+		s += fmt.Sprintf(" subject ~ %q", req.Subject)
 	}
 	return s
 }

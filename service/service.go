@@ -9,6 +9,7 @@ import (
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/scan"
+	"github.com/skilld/skilld/signature"
 	"github.com/skilld/skilld/store"
 )
 
@@ -67,6 +68,9 @@ type Config struct {
 	// UsageIndexed, when set, is told of each task the skill usage
 	// indexer indexes: its outcome and its rows (for metrics).
 	UsageIndexed func(outcome string, rows []store.SkillUsage)
+	// Sigstore verifies Sigstore-mode signatures on catalog items against
+	// the operator's trusted root; nil: such signatures never verify.
+	Sigstore *signature.Verifier
 }
 
 // GitHubFetcher downloads the chosen skill folders of a GitHub repository

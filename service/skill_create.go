@@ -264,7 +264,7 @@ func (s *Service) createFromPackage(ctx context.Context, a Actor, pkg *pack.Pack
 	// policy again with what the scanner finds in it, before it is stored.
 	if src.registry != "" && s.packages.Scanner != nil {
 		found := func(ctx context.Context) ([]skilld.Finding, error) { return s.packages.Scanner.Scan(ctx, pkg) }
-		if err := s.checkInstall(ctx, a.WorkspaceID, src.registry, src.trust, name, found); err != nil {
+		if err := s.checkInstall(ctx, a.WorkspaceID, src.registry, src.trust, name, found, unsigned(pkg.Digest())); err != nil {
 			return nil, err
 		}
 	}

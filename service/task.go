@@ -170,7 +170,7 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		if err != nil {
 			return nil, err
 		}
-		w, err := s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(digest))
+		w, err := s.decide(ctx, pol.InstallRules, sk.Registry, sk.Trust, s.storedFindings(digest), s.catalogSigned(sk.CatalogItemID, sk.CatalogVersion, digest))
 		if err != nil {
 			return nil, err
 		}

@@ -199,6 +199,12 @@ func digestBytes(digest string) ([]byte, error) {
 	return b, nil
 }
 
+// CheckIdentity says whether want's expressions compile (EINVALID if not).
+func CheckIdentity(want Identity) error {
+	_, err := certificateIdentity(want)
+	return err
+}
+
 func certificateIdentity(want Identity) (verify.CertificateIdentity, error) {
 	issuer, subject := want.Issuer, want.Subject
 	if issuer == "" {
@@ -212,4 +218,29 @@ func certificateIdentity(want Identity) (verify.CertificateIdentity, error) {
 		return verify.CertificateIdentity{}, skilld.Errorf(skilld.EINVALID, "signature identity: %v", err)
 	}
 	return id, nil
+}
+
+// Check verifies bundleJSON in the mode the bundle is in: a bundle with a
+// certificate against v (any identity; a policy narrows it with Verify),
+// one without against the registry's publicKeyPEM. It is what the API
+// shows of a version's signature.
+func Check(bundleJSON []byte, digest, publicKeyPEM string, v *Verifier) (*Signer, error) {
+	bu, err := ParseBundle(bundleJSON)
+	if err != nil {
+		return nil, err
+	}
+	vc, err := bu.VerificationContent()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnverified, err)
+	}
+	if vc.Certificate() == nil {
+		if publicKeyPEM == "" {
+			return nil, fmt.Errorf("%w: keyed signature, and the registry has no public key", ErrUnverified)
+		}
+		return VerifyKeyedEntity(bu, digest, publicKeyPEM)
+	}
+	if v == nil {
+		return nil, fmt.Errorf("%w: the server has no Sigstore trusted root (skilld serve --sigstore-trusted-root)", ErrUnverified)
+	}
+	return v.VerifyEntity(bu, digest, Identity{})
 }
