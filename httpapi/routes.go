@@ -205,6 +205,8 @@ func Routes() []Route {
 		route(get, "/v1/catalog/items", service.OpCatalogItemsList, ok, none, RoleViewer),
 		route(post, "/v1/catalog/registries/{r}/items", service.OpCatalogItemsPublish, created, archive, RoleInstance),
 		route(get, "/v1/catalog/registries/{r}/items/{id}/findings", service.OpCatalogItemsFindings, ok, none, RoleViewer),
+		route(put, "/v1/catalog/registries/{r}/public_key", service.OpCatalogRegistriesSetKey, ok, json, RoleInstance),
+		route(get, "/v1/catalog/registries/{r}/items/{id}/version", service.OpCatalogItemsVersion, ok, none, RoleViewer),
 	}
 }
 

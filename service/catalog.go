@@ -1,11 +1,13 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"regexp"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/signature"
 	"github.com/skilld/skilld/store"
 )
 
@@ -21,8 +23,9 @@ const (
 )
 
 type CreateRegistryParams struct {
-	Name  string       `json:"name" jsonschema:"lowercase name of the registry"`
-	Trust skilld.Trust `json:"trust" jsonschema:"official, verified or community"`
+	Name      string       `json:"name" jsonschema:"lowercase name of the registry"`
+	Trust     skilld.Trust `json:"trust" jsonschema:"official, verified or community"`
+	PublicKey string       `json:"public_key,omitempty" jsonschema:"PEM public key that keyed signatures on the registry's items verify against"`
 }
 
 // CreateRegistry adds a catalog registry (instance admins only).
@@ -36,7 +39,36 @@ func (s *Service) CreateRegistry(ctx context.Context, a Actor, p CreateRegistryP
 	if !p.Trust.Valid() {
 		return nil, invalidField("trust", "trust must be official, verified or community, not %q", p.Trust)
 	}
-	return s.db.RegistryCreate(ctx, &store.RegistryCreateParams{Name: p.Name, Trust: p.Trust})
+	if p.PublicKey != "" {
+		if _, _, err := signature.ParsePublicKey(p.PublicKey); err != nil {
+			return nil, invalidField("public_key", "%s", skilld.ErrorMessage(err))
+		}
+	}
+	return s.db.RegistryCreate(ctx, &store.RegistryCreateParams{Name: p.Name, Trust: p.Trust, PublicKey: p.PublicKey})
+}
+
+type SetRegistryKeyParams struct {
+	Registry  string `json:"registry" path:"r" jsonschema:"the registry"`
+	PublicKey string `json:"public_key" jsonschema:"the new PEM public key; empty removes it"`
+}
+
+// SetRegistryKey replaces a registry's public key (instance admins only):
+// how a key is rotated, or revoked with an empty one. Signatures made
+// with the old key stop verifying at once, at install and at run start.
+func (s *Service) SetRegistryKey(ctx context.Context, a Actor, p SetRegistryKeyParams) (*skilld.Registry, error) {
+	if err := a.requireInstanceAdmin(); err != nil {
+		return nil, err
+	}
+	if p.PublicKey != "" {
+		if _, _, err := signature.ParsePublicKey(p.PublicKey); err != nil {
+			return nil, invalidField("public_key", "%s", skilld.ErrorMessage(err))
+		}
+	}
+	reg, err := s.db.RegistryGet(ctx, &store.RegistryGetParams{Name: p.Registry})
+	if err != nil {
+		return nil, err
+	}
+	return s.db.RegistrySetPublicKey(ctx, &store.RegistrySetPublicKeyParams{ID: reg.ID, PublicKey: p.PublicKey})
 }
 
 type ListRegistriesParams struct{ Page }
@@ -64,6 +96,7 @@ func (s *Service) ListRegistries(ctx context.Context, a Actor, p ListRegistriesP
 type PublishCatalogItemParams struct {
 	Registry string `json:"registry" path:"r" jsonschema:"registry to publish into"`
 	Archive  []byte `json:"archive" jsonschema:"zip, tar or tar.gz archive of the skill folder (base64 in JSON)"`
+	Bundle   string `json:"bundle,omitempty" jsonschema:"Sigstore bundle (JSON) signing the package digest, kept with the version"`
 	SkillOptions
 }
 
@@ -76,6 +109,9 @@ type PublishedItem struct {
 	// holds (the same files and description), so no version was made:
 	// Version is that latest one (the API answers 200, not 201).
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Signature is what verifying the version's bundle found; absent
+	// when it has none.
+	Signature *skilld.SignatureStatus `json:"signature,omitempty"`
 }
 
 // AlreadyExisted reports whether publishing found the version it would
@@ -93,6 +129,13 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 	reg, err := s.db.RegistryGet(ctx, &store.RegistryGetParams{Name: p.Registry})
 	if err != nil {
 		return nil, err
+	}
+	var bundle []byte
+	if p.Bundle != "" {
+		if _, err := signature.ParseBundle([]byte(p.Bundle)); err != nil {
+			return nil, invalidField("bundle", "%s", skilld.ErrorMessage(err))
+		}
+		bundle = []byte(p.Bundle)
 	}
 	pkg, err := readArchive(ctx, p.Archive)
 	if err != nil {
@@ -112,7 +155,7 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 		if err != nil {
 			return err
 		}
-		v, err := q.CatalogItemVersionCreate(ctx, &store.CatalogItemVersionCreateParams{ItemID: item.ID, Digest: pkg.Digest(), Description: desc, CreatedBy: a.Name})
+		v, err := q.CatalogItemVersionCreate(ctx, &store.CatalogItemVersionCreateParams{ItemID: item.ID, Digest: pkg.Digest(), Description: desc, CreatedBy: a.Name, Bundle: bundle})
 		if err != nil {
 			return err
 		}
@@ -124,23 +167,54 @@ func (s *Service) PublishCatalogItem(ctx context.Context, a Actor, p PublishCata
 			if err != nil {
 				return err
 			}
-			if before.Digest == v.Digest && before.Description == v.Description {
+			if before.Digest == v.Digest && before.Description == v.Description && bytes.Equal(before.Bundle, v.Bundle) {
 				prev = before
 				return errUnchanged
 			}
 		}
 		item, err = q.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: item.ID})
 		out = &PublishedItem{CatalogItem: item, Version: v.Number, Digest: v.Digest}
+		prev = v
 		return err
 	})
 	if errors.Is(err, errUnchanged) {
-		item, err := s.db.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: prev.ItemID})
-		if err != nil {
-			return nil, err
+		item, gerr := s.db.CatalogItemGet(ctx, &store.CatalogItemGetParams{ID: prev.ItemID})
+		if gerr != nil {
+			return nil, gerr
 		}
-		return &PublishedItem{CatalogItem: item, Version: prev.Number, Digest: prev.Digest, Unchanged: true}, nil
+		out, err = &PublishedItem{CatalogItem: item, Version: prev.Number, Digest: prev.Digest, Unchanged: true}, nil
 	}
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	if err := s.withSignature(ctx, prev); err != nil {
+		return nil, err
+	}
+	out.Signature = prev.Signature
+	return out, nil
+}
+
+type CatalogItemVersionParams struct {
+	Registry string `json:"registry" path:"r" jsonschema:"the item's registry"`
+	Item     string `json:"id" path:"id" jsonschema:"the item's name (or ID)"`
+	Version  int    `json:"version,omitempty" query:"version" jsonschema:"item version; the latest when omitted"`
+}
+
+// CatalogItemVersion returns one version of a catalog item with what
+// verifying its signature finds (any authenticated caller).
+func (s *Service) CatalogItemVersion(ctx context.Context, a Actor, p CatalogItemVersionParams) (*skilld.CatalogItemVersion, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	item, err := s.registryItem(ctx, p.Registry, p.Item)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.itemVersion(ctx, item, p.Version)
+	if err != nil {
+		return nil, err
+	}
+	return v, s.withSignature(ctx, v)
 }
 
 type ListCatalogItemsParams struct {

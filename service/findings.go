@@ -49,13 +49,7 @@ func (s *Service) CatalogItemFindings(ctx context.Context, a Actor, p CatalogIte
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	item, err := s.catalogItem(ctx, p.Registry+"/"+p.Item)
-	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
-		// By ID, when it is the registry's.
-		if byID, ierr := s.catalogItem(ctx, p.Item); ierr == nil && byID.Registry == p.Registry {
-			item, err = byID, nil
-		}
-	}
+	item, err := s.registryItem(ctx, p.Registry, p.Item)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +58,18 @@ func (s *Service) CatalogItemFindings(ctx context.Context, a Actor, p CatalogIte
 		return nil, err
 	}
 	return s.findings(ctx, v.Digest)
+}
+
+// registryItem finds registry's item by name, else by ID when it is the
+// registry's.
+func (s *Service) registryItem(ctx context.Context, registry, ref string) (*skilld.CatalogItem, error) {
+	item, err := s.catalogItem(ctx, registry+"/"+ref)
+	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
+		if byID, ierr := s.catalogItem(ctx, ref); ierr == nil && byID.Registry == registry {
+			return byID, nil
+		}
+	}
+	return item, err
 }
 
 // findings is the scan of a package as the API shows it.

@@ -102,6 +102,8 @@ var (
 	OpCatalogItemsPublish     = newOp("catalog.items.publish", "", "Publish a skill archive as the next version of a catalog item (instance admins)", (*Service).PublishCatalogItem)
 	OpCatalogItemsList        = newOp("catalog.items.list", "", "List catalog items", (*Service).ListCatalogItems)
 	OpCatalogItemsFindings    = newOp("catalog.items.findings", "", "List what the security scanner found in a catalog item version", (*Service).CatalogItemFindings)
+	OpCatalogRegistriesSetKey = newOp("catalog.registries.set_key", "", "Replace a registry's public key for keyed signatures (instance admins)", (*Service).SetRegistryKey)
+	OpCatalogItemsVersion     = newOp("catalog.items.version", "", "Get a catalog item version with who signed it and whether that verifies", (*Service).CatalogItemVersion)
 
 	OpPolicyGet = newOp("policy.get", "", "Get the workspace's install rules and tool policy", (*Service).GetPolicy)
 	OpPolicyPut = newOp("policy.put", "", "Replace the workspace's install rules and tool policy (admins)", (*Service).PutPolicy)
@@ -168,6 +170,8 @@ func Operations() []Operation {
 		OpCatalogItemsPublish.Operation,
 		OpCatalogItemsList.Operation,
 		OpCatalogItemsFindings.Operation,
+		OpCatalogRegistriesSetKey.Operation,
+		OpCatalogItemsVersion.Operation,
 
 		OpPolicyGet.Operation,
 		OpPolicyPut.Operation,
