@@ -18,8 +18,8 @@ func (c *Client) Upload(ctx context.Context, archive io.Reader, size int64, opts
 
 // Publish publishes an archive as the next version of a catalog item in
 // registry (catalog.items.publish; instance admins).
-func (c *Client) Publish(ctx context.Context, registry string, archive io.Reader, size int64, opts service.SkillOptions) (*service.PublishedItem, error) {
-	return call(ctx, c, service.OpCatalogItemsPublish, service.PublishCatalogItemParams{Registry: registry, SkillOptions: opts}, archive, size)
+func (c *Client) Publish(ctx context.Context, registry string, archive io.Reader, size int64, opts service.SkillOptions, bundle string) (*service.PublishedItem, error) {
+	return call(ctx, c, service.OpCatalogItemsPublish, service.PublishCatalogItemParams{Registry: registry, Bundle: bundle, SkillOptions: opts}, archive, size)
 }
 
 // TaskEvents reads a task's log in one answer (tasks.events with

@@ -83,11 +83,11 @@ func TestClientRoundTrip(t *testing.T) {
 		if _, err := httpapi.Call(ctx, admin, service.OpCatalogRegistriesCreate, service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustVerified}); err != nil {
 			t.Fatal(err)
 		}
-		item, err := admin.Publish(ctx, "acme", bytes.NewReader(zipped), int64(len(zipped)), service.SkillOptions{})
+		item, err := admin.Publish(ctx, "acme", bytes.NewReader(zipped), int64(len(zipped)), service.SkillOptions{}, "")
 		if err != nil || item.Name != "beta" || item.Version != 1 {
 			t.Fatalf("Publish: %v %+v", err, item)
 		}
-		if _, err := c.Publish(ctx, "acme", bytes.NewReader(zipped), int64(len(zipped)), service.SkillOptions{}); skilld.ErrorCode(err) != skilld.EFORBIDDEN {
+		if _, err := c.Publish(ctx, "acme", bytes.NewReader(zipped), int64(len(zipped)), service.SkillOptions{}, ""); skilld.ErrorCode(err) != skilld.EFORBIDDEN {
 			t.Errorf("Publish by a member: %v", err)
 		}
 		e.github.addRepo(t, "o", "r", map[string]string{"one/SKILL.md": skillMD("one", "One."), "two/SKILL.md": skillMD("two", "Two.")})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/service"
@@ -43,15 +44,20 @@ func runCatalogRegistries(ctx context.Context, e *env, args []string) int {
 }
 
 func runCatalogCreateRegistry(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "catalog create-registry", "NAME --trust official|verified|community")
+	c := newAPICmd(e, "catalog create-registry", "NAME --trust official|verified|community [--public-key FILE]")
 	trust := c.fs.String("trust", "", "how far the registry is trusted: official, verified or community")
+	keyFile := c.fs.String("public-key", "", "PEM public key file that keyed signatures on the registry's items verify against")
 	if code, ok := c.parse(args, 1, 1); !ok {
 		return code
 	}
 	if *trust == "" {
 		return usageErrorf(c.fs, "--trust is required")
 	}
-	r, ok := call(ctx, c, service.OpCatalogRegistriesCreate, service.CreateRegistryParams{Name: c.args[0], Trust: skilld.Trust(*trust)})
+	key, err := readOptional(*keyFile)
+	if err != nil {
+		return c.localError(err)
+	}
+	r, ok := call(ctx, c, service.OpCatalogRegistriesCreate, service.CreateRegistryParams{Name: c.args[0], Trust: skilld.Trust(*trust), PublicKey: key})
 	if !ok {
 		return exitFailure
 	}
@@ -85,12 +91,18 @@ func runCatalogItems(ctx context.Context, e *env, args []string) int {
 }
 
 func runCatalogPublish(ctx context.Context, e *env, args []string) int {
-	c := newAPICmd(e, "catalog publish", "REGISTRY PATH [--name NAME] [--description TEXT] [--lenient]\n\n"+
-		"PATH is an archive or a skill folder; the item is named after the skill.")
+	c := newAPICmd(e, "catalog publish", "REGISTRY PATH [--name NAME] [--description TEXT] [--lenient] [--bundle FILE]\n\n"+
+		"PATH is an archive or a skill folder; the item is named after the skill. --bundle is a Sigstore\n"+
+		"bundle signing the package's manifest (skilld pack --manifest prints it), kept with the version.")
 	var o service.SkillOptions
 	optionFlags(c, &o)
+	bundleFile := c.fs.String("bundle", "", "Sigstore bundle (JSON) file signing the package digest")
 	if code, ok := c.parse(args, 2, 2); !ok {
 		return code
+	}
+	bundle, err := readOptional(*bundleFile)
+	if err != nil {
+		return c.localError(err)
 	}
 	archive, size, done, err := localArchive(ctx, c.args[1])
 	if err != nil {
@@ -101,7 +113,7 @@ func runCatalogPublish(ctx context.Context, e *env, args []string) int {
 	cl, err := c.client(ctx, service.OpCatalogItemsPublish.Operation)
 	var item *service.PublishedItem
 	if err == nil {
-		item, err = cl.Publish(ctx, c.args[0], archive, size, o)
+		item, err = cl.Publish(ctx, c.args[0], archive, size, o, bundle)
 	}
 	if err != nil {
 		return c.fail(err)
@@ -109,8 +121,35 @@ func runCatalogPublish(ctx context.Context, e *env, args []string) int {
 	return c.output(item, func(w io.Writer) {
 		row(w, "ITEM", "VERSION", "DIGEST", "ID")
 		row(w, item.Registry+"/"+item.Name, item.Version, shortDigest(item.Digest), item.ID)
+		if s := item.Signature; s != nil {
+			fmt.Fprintf(w, "\nsignature: %s\n", signatureText(s))
+		}
 		if item.Unchanged {
 			fmt.Fprintf(w, "\nunchanged: version %d already holds these files; no version was made\n", item.Version)
 		}
 	})
+}
+
+// readOptional reads a small local file named by a flag; "" reads nothing.
+func readOptional(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", skilld.Errorf(skilld.EINVALID, "%v", err)
+	}
+	return string(b), nil
+}
+
+// signatureText is one line about a version's signature.
+func signatureText(s *skilld.SignatureStatus) string {
+	who := s.KeyID
+	if s.Subject != "" {
+		who = s.Subject + " (" + s.Issuer + ")"
+	}
+	if !s.Verified {
+		return "not verified: " + s.Error
+	}
+	return "verified, signed by " + who
 }

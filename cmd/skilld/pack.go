@@ -8,10 +8,11 @@ import (
 )
 
 func runPack(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "pack", "[--json] PATH\n\n"+
+	fs := newFlags(e, "pack", "[--json | --manifest] PATH\n\n"+
 		"Reads a skill directory or archive as a package and prints its content\n"+
 		"digest and manifest (docs/PACKAGE-FORMAT.md describes both).")
 	asJSON := fs.Bool("json", false, "print the digest and file list as JSON")
+	onlyManifest := fs.Bool("manifest", false, "print only the manifest: the bytes a signature on the package signs")
 	paths, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -43,6 +44,10 @@ func runPack(ctx context.Context, e *env, args []string) int {
 	if dirs := p.SkillDirs(); src[0].archive && len(dirs) > 1 {
 		fmt.Fprintf(e.stderr, "skilld pack: %s\n", severalSkills(paths[0], dirs, "pack them one by one, from their folders"))
 		return exitFailure
+	}
+	if *onlyManifest {
+		e.stdout.Write(p.Manifest())
+		return exitOK
 	}
 	if !*asJSON {
 		fmt.Fprintln(e.stdout, p.Digest())

@@ -19,6 +19,7 @@ import (
 	"github.com/skilld/skilld/internal/authlimit"
 	"github.com/skilld/skilld/mcpserver"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/signature"
 	"github.com/skilld/skilld/web"
 )
 
@@ -55,6 +56,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"browser origins besides the server's own that may call /mcp, comma-separated (https://app.example.com);\n"+
 			"a request with another Origin header gets 403 (env SKILLD_MCP_ALLOWED_ORIGINS)")
 	addr := fs.String("addr", cmp.Or(os.Getenv("SKILLD_ADDR"), "127.0.0.1:8080"), "address to listen on (env SKILLD_ADDR)")
+	trustedRoot := fs.String("sigstore-trusted-root", os.Getenv("SKILLD_SIGSTORE_TRUSTED_ROOT"),
+		"Sigstore trusted_root.json (public-good or private) that signatures on catalog items are verified\n"+
+			"against, offline; none: only keyed signatures verify (env SKILLD_SIGSTORE_TRUSTED_ROOT)")
 	githubAPI := fs.String("github-api-url", cmp.Or(os.Getenv("SKILLD_GITHUB_API_URL"), importer.DefaultAPIURL),
 		"GitHub REST API root for imports (env SKILLD_GITHUB_API_URL)")
 	roots := pathList{dirs: filepath.SplitList(os.Getenv("SKILLD_PATH_IMPORT_ROOTS"))}
@@ -142,9 +146,16 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	defer tasks.stop()
+	var sigstore *signature.Verifier
+	if *trustedRoot != "" {
+		if sigstore, err = signature.LoadTrustedRoot(*trustedRoot); err != nil {
+			fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
+			return exitFailure
+		}
+	}
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
 		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, StorageQuota: tf.quotaBytes, Rates: service.Rates{Imports: *importRate, Searches: *searchRate},
-			UsageIndexed: usageIndexed(obs.metrics)})
+			UsageIndexed: usageIndexed(obs.metrics), Sigstore: sigstore})
 	if err := bootstrap(ctx, e, logger, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN"), sf.adminHint()); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure
