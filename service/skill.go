@@ -29,6 +29,10 @@ type SkillView struct {
 	// EvalGate are the trigger eval comparisons a catalog update made
 	// before it went through.
 	EvalGate []EvalComparison `json:"eval_gate,omitempty"`
+	// Signature, on skills.get of a skill installed from the catalog, is
+	// what verifying its catalog version's bundle against the skill's
+	// current package finds (an edited skill no longer verifies).
+	Signature *skilld.SignatureStatus `json:"signature,omitempty"`
 }
 
 // AlreadyExisted reports whether an operation that creates returned
@@ -72,7 +76,15 @@ func (s *Service) GetSkill(ctx context.Context, a Actor, p GetSkillParams) (*Ski
 	if err != nil {
 		return nil, err
 	}
-	return view(sk, nil), nil
+	v := view(sk, nil)
+	if sk.CatalogItemID != "" && sk.CatalogVersion > 0 {
+		sp, err := s.catalogSigned(sk.CatalogItemID, sk.CatalogVersion, sk.Digest)(ctx)
+		if err != nil {
+			return nil, err
+		}
+		v.Signature = sp.status()
+	}
+	return v, nil
 }
 
 type ListSkillsParams struct {

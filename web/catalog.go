@@ -87,7 +87,8 @@ func (ui *UI) showCatalog(w http.ResponseWriter, r *http.Request, s *session, st
 }
 
 // catalogItemPage shows one catalog item with what the scanner found in
-// a version of it (catalog.items.findings; ?version=N, the latest when
+// a version of it with its signature (catalog.items.findings and
+// catalog.items.version; ?version=N, the latest when
 // omitted).
 func (ui *UI) catalogItemPage(w http.ResponseWriter, r *http.Request, s *session) {
 	n, err := version(r, "version")
@@ -101,13 +102,20 @@ func (ui *UI) catalogItemPage(w http.ResponseWriter, r *http.Request, s *session
 		ui.fail(w, r, s, err)
 		return
 	}
-	ui.render(w, r, s, http.StatusOK, "catalogitem", reg+"/"+name, catalogItemData{Registry: reg, Name: name, Version: n, Findings: found})
+	iv, err := ui.svc.CatalogItemVersion(r.Context(), s.actor, service.CatalogItemVersionParams{Registry: reg, Item: name, Version: n})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	ui.render(w, r, s, http.StatusOK, "catalogitem", reg+"/"+name, catalogItemData{Registry: reg, Name: name, Version: n, Findings: found, ItemVersion: iv})
 }
 
 type catalogItemData struct {
 	Registry, Name string
 	Version        int
 	Findings       *service.Findings
+	// ItemVersion is the version shown, with its signature.
+	ItemVersion *skilld.CatalogItemVersion
 }
 
 // install installs an item (skills.install) and shows the result on the

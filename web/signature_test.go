@@ -1,0 +1,49 @@
+package web_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/signature/signaturetest"
+)
+
+// TestSignaturePages: the catalog item page and an installed skill's page
+// say who signed the package and that it verifies; an unsigned item says
+// it is not signed.
+func TestSignaturePages(t *testing.T) {
+	e := newEnv(t)
+	e.fixture()
+	key := signaturetest.NewKey(t)
+	if _, err := e.svc.CreateRegistry(t.Context(), e.root, service.CreateRegistryParams{Name: "team", Trust: skilld.TrustVerified, PublicKey: key.PublicKeyPEM(t)}); err != nil {
+		t.Fatal(err)
+	}
+	md := skillMD("signed", "Signed skill.", "Do it.\n")
+	p, err := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(md)}}, pack.InlineLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := e.svc.PublishCatalogItem(t.Context(), e.root, service.PublishCatalogItemParams{Registry: "team",
+		Archive: zipOf(t, map[string]string{"SKILL.md": md}), Bundle: string(key.Sign(t, p.Manifest()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyID := pub.Signature.KeyID
+	b := e.signedIn(e.viewerTok)
+	ip := b.get("/ui/catalog/team/signed")
+	if sig := element(t, ip, "signature"); !strings.Contains(sig, "verified") || !strings.Contains(sig, keyID[:len("sha256:")+12]) || strings.Contains(sig, "not verified") {
+		t.Errorf("item page signature:\n%s", sig)
+	}
+	if sig := element(t, b.get("/ui/catalog/acme/lint"), "signature"); !strings.Contains(sig, "not signed") {
+		t.Errorf("unsigned item page:\n%s", sig)
+	}
+	in, err := e.svc.InstallSkill(t.Context(), e.member, service.InstallSkillParams{Item: "team/signed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig := element(t, b.get("/ui/skills/"+in.ID), "signature"); !strings.Contains(sig, "verified") || strings.Contains(sig, "not verified") {
+		t.Errorf("skill page signature:\n%s", sig)
+	}
+}
