@@ -203,14 +203,7 @@ type CatalogItemVersionParams struct {
 // CatalogItemVersion returns one version of a catalog item with what
 // verifying its signature finds (any authenticated caller).
 func (s *Service) CatalogItemVersion(ctx context.Context, a Actor, p CatalogItemVersionParams) (*skilld.CatalogItemVersion, error) {
-	if err := a.can(skilld.RoleViewer); err != nil {
-		return nil, err
-	}
-	item, err := s.registryItem(ctx, p.Registry, p.Item)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.itemVersion(ctx, item, p.Version)
+	v, err := s.registryItemVersion(ctx, a, p.Registry, p.Item, p.Version)
 	if err != nil {
 		return nil, err
 	}

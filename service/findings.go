@@ -46,30 +46,30 @@ type CatalogItemFindingsParams struct {
 // catalog item (any authenticated caller: the catalog is visible to every
 // workspace, and its findings are what one reads before installing).
 func (s *Service) CatalogItemFindings(ctx context.Context, a Actor, p CatalogItemFindingsParams) (*Findings, error) {
-	if err := a.can(skilld.RoleViewer); err != nil {
-		return nil, err
-	}
-	item, err := s.registryItem(ctx, p.Registry, p.Item)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.itemVersion(ctx, item, p.Version)
+	v, err := s.registryItemVersion(ctx, a, p.Registry, p.Item, p.Version)
 	if err != nil {
 		return nil, err
 	}
 	return s.findings(ctx, v.Digest)
 }
 
-// registryItem finds registry's item by name, else by ID when it is the
-// registry's.
-func (s *Service) registryItem(ctx context.Context, registry, ref string) (*skilld.CatalogItem, error) {
+// registryItemVersion is version number (0: the latest) of registry's
+// item ref (its name, else its ID when it is the registry's), for any
+// authenticated caller: the catalog is visible to every workspace.
+func (s *Service) registryItemVersion(ctx context.Context, a Actor, registry, ref string, number int) (*skilld.CatalogItemVersion, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
 	item, err := s.catalogItem(ctx, registry+"/"+ref)
 	if skilld.ErrorCode(err) == skilld.ENOTFOUND {
 		if byID, ierr := s.catalogItem(ctx, ref); ierr == nil && byID.Registry == registry {
-			return byID, nil
+			item, err = byID, nil
 		}
 	}
-	return item, err
+	if err != nil {
+		return nil, err
+	}
+	return s.itemVersion(ctx, item, number)
 }
 
 // findings is the scan of a package as the API shows it.
