@@ -129,3 +129,14 @@ func checkRequirement(i int, r skilld.InstallRule) error {
 	}
 	return nil
 }
+
+// DecideCatalogItem is Decide for the latest version of a catalog item,
+// whose scan is found, with its signature too: what installing it now
+// would meet (the web UI's catalog verdicts).
+func (s *Service) DecideCatalogItem(ctx context.Context, rules []skilld.InstallRule, item *skilld.CatalogItem, found *Findings) (*Withheld, error) {
+	sp, err := neededSignature(ctx, rules, item.Registry, s.catalogSigned(item.ID, item.LatestVersion, found.Digest))
+	if err != nil {
+		return nil, err
+	}
+	return decision(rules, item.Registry, item.Trust, found.Findings, sp), nil
+}

@@ -75,7 +75,12 @@ func (ui *UI) showCatalog(w http.ResponseWriter, r *http.Request, s *session, st
 			return
 		}
 		ci := catalogItem{CatalogItem: it, Allowed: true, Verdict: "allowed by the install policy", Installed: installs[it.ID], Findings: found}
-		if wh := service.Decide(pol.InstallRules, it.Registry, it.Trust, found.Findings); wh != nil {
+		wh, err := ui.svc.DecideCatalogItem(ctx, pol.InstallRules, it, found)
+		if err != nil {
+			ui.fail(w, r, s, err)
+			return
+		}
+		if wh != nil {
 			ci.Allowed, ci.Verdict = false, "refused by "+wh.String()
 		}
 		d.Items = append(d.Items, ci)

@@ -39,6 +39,18 @@ func TestSignaturePages(t *testing.T) {
 	if sig := element(t, b.get("/ui/catalog/acme/lint"), "signature"); !strings.Contains(sig, "not signed") {
 		t.Errorf("unsigned item page:\n%s", sig)
 	}
+	// The catalog's verdicts ask signature rules too.
+	if _, err := e.svc.PutPolicy(t.Context(), e.admin, service.PutPolicyParams{InstallRules: []skilld.InstallRule{
+		{Effect: skilld.EffectDeny, RequireSignature: &skilld.SignatureRequirement{Key: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	cp := b.get("/ui/catalog")
+	if li := catalogEntry(t, cp, "acme/lint"); !strings.Contains(li, "the package is not signed") {
+		t.Errorf("unsigned catalog entry:\n%s", li)
+	}
+	if li := catalogEntry(t, cp, "team/signed"); !strings.Contains(li, "allowed by the install policy") {
+		t.Errorf("signed catalog entry:\n%s", li)
+	}
 	in, err := e.svc.InstallSkill(t.Context(), e.member, service.InstallSkillParams{Item: "team/signed"})
 	if err != nil {
 		t.Fatal(err)
