@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
@@ -143,4 +145,40 @@ func FuzzParsePublicKey(f *testing.F) {
 			t.Fatalf("untyped error %v", err)
 		}
 	})
+}
+
+// A real bundle from its JSON, against a trusted root file: the path
+// `skilld serve --sigstore-trusted-root` and a stored bundle take.
+func TestVerifyBundleFile(t *testing.T) {
+	v, err := signature.LoadTrustedRoot("testdata/scaffolding-trusted-root.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/othername.sigstore.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const digest = "sha256:bc103b4a84971ef6459b294a2b98568a2bfb72cded09d4acd1e16366a401f95b"
+	got, err := v.Verify(b, digest, signature.Identity{Issuer: "^http://oidc\\.local:8080$", Subject: "^foo!oidc\\.local$"})
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if got.Issuer != "http://oidc.local:8080" || got.Subject != "foo!oidc.local" {
+		t.Fatalf("signer = %+v", got)
+	}
+	if who, err := signature.Check(b, digest, "", v); err != nil || *who != *got {
+		t.Errorf("check: %+v, %v", who, err)
+	}
+	if _, err := v.Verify(b, "sha256:"+strings.Repeat("0", 64), signature.Identity{}); !errors.Is(err, signature.ErrUnverified) {
+		t.Errorf("tampered digest: err = %v, want ErrUnverified", err)
+	}
+	if _, err := v.Verify(b, digest, signature.Identity{Subject: "^foo@oidc\\.local$"}); !errors.Is(err, signature.ErrUnverified) {
+		t.Errorf("wrong subject: err = %v, want ErrUnverified", err)
+	}
+	if _, err := signature.Check(b, digest, "", nil); !errors.Is(err, signature.ErrUnverified) {
+		t.Errorf("no trusted root: err = %v, want ErrUnverified", err)
+	}
+	if _, err := signature.LoadTrustedRoot("testdata/othername.sigstore.json"); skilld.ErrorCode(err) != skilld.EINVALID {
+		t.Errorf("a bundle as trusted root: err = %v, want EINVALID", err)
+	}
 }
