@@ -79,6 +79,13 @@ func testKeyedSignatures(t *testing.T, open storetest.Opener) {
 		t.Errorf("mismatched install: %v", err)
 	}
 
+	ag := must[*skilld.Agent](t)(e.svc.CreateAgent(ctx, e.member, service.AgentParams{
+		Name: "a", Config: skilld.AgentConfig{Instruction: "Work.", Model: "openai:gpt-4o-mini"},
+		Skills: []service.AgentSkillRef{{Skill: in.ID}},
+	}))
+	if snap := must[*service.Snapshot](t)(e.svc.Resolve(ctx, e.member.WorkspaceID, ag)); len(snap.Skills) != 1 || snap.Skills[0].Withheld != "" {
+		t.Fatalf("run start before rotation: %+v", snap.Skills)
+	}
 	// Rotating the key withholds what the old one signed at run start.
 	other := signaturetest.NewKey(t)
 	_, err = e.svc.SetRegistryKey(ctx, e.admin, service.SetRegistryKeyParams{Registry: "team", PublicKey: other.PublicKeyPEM(t)})
@@ -87,6 +94,10 @@ func testKeyedSignatures(t *testing.T, open storetest.Opener) {
 	w := must[*service.Withheld](t)(e.svc.Check(ctx, e.member.WorkspaceID, in.Skill))
 	if w == nil || w.Index != 0 || !strings.Contains(w.Signature, "signature not verified") || !strings.Contains(w.String(), "require_signature by the registry key") {
 		t.Fatalf("after rotation: %v", w)
+	}
+	if snap := must[*service.Snapshot](t)(e.svc.Resolve(ctx, e.member.WorkspaceID, ag)); len(snap.Skills) != 1 ||
+		!strings.Contains(snap.Skills[0].Withheld, "install policy rule 1 (deny registry \"team\" require_signature by the registry key): signature not verified") {
+		t.Errorf("run start after rotation: %+v", snap.Skills)
 	}
 	// An allow rule requiring the signature admits only signed skills.
 	must[*skilld.Policy](t)(e.svc.PutPolicy(ctx, e.admin, service.PutPolicyParams{InstallRules: []skilld.InstallRule{
