@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/signature/signaturetest"
 	"github.com/skilld/skilld/store/storetest"
@@ -13,14 +12,6 @@ import (
 
 func TestSignatures(t *testing.T) {
 	forDrivers(t, func(t *testing.T, open storetest.Opener) { testKeyedSignatures(t, open) })
-}
-
-// manifestOf is the canonical manifest a publisher signs: the package the
-// service makes of a one-file skill.
-func manifestOf(t *testing.T, name, desc string) []byte {
-	t.Helper()
-	p := must[*pack.Package](t)(pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(skillMD(name, desc))}}, pack.InlineLimits()))
-	return p.Manifest()
 }
 
 func publishSigned(t *testing.T, e *env, registry, name, desc string, bundle []byte) *service.PublishedItem {
@@ -44,7 +35,7 @@ func testKeyedSignatures(t *testing.T, open storetest.Opener) {
 	_, err = e.svc.PublishCatalogItem(ctx, e.root, service.PublishCatalogItemParams{Registry: "team", Archive: zipOf(t, map[string]string{"x/SKILL.md": skillMD("x", "d")}), Bundle: "{"})
 	wantCode(t, err, skilld.EINVALID)
 
-	signed := publishSigned(t, e, "team", "lint", "Lint", key.Sign(t, manifestOf(t, "lint", "Lint")))
+	signed := publishSigned(t, e, "team", "lint", "Lint", key.SignSkill(t, skillMD("lint", "Lint")))
 	if s := signed.Signature; s == nil || !s.Verified || !strings.HasPrefix(s.KeyID, "sha256:") {
 		t.Fatalf("published signature %+v", signed.Signature)
 	}
@@ -53,7 +44,7 @@ func testKeyedSignatures(t *testing.T, open storetest.Opener) {
 		t.Fatalf("version signature %+v", v.Signature)
 	}
 	// Signed for other bytes: stored, shown as failing.
-	wrong := publishSigned(t, e, "team", "fmt", "Format", key.Sign(t, manifestOf(t, "fmt", "Another text")))
+	wrong := publishSigned(t, e, "team", "fmt", "Format", key.SignSkill(t, skillMD("fmt", "Another text")))
 	if s := wrong.Signature; s == nil || s.Verified || s.Error == "" {
 		t.Fatalf("mismatched signature %+v", wrong.Signature)
 	}

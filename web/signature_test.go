@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/signature/signaturetest"
 )
@@ -21,12 +20,8 @@ func TestSignaturePages(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := skillMD("signed", "Signed skill.", "Do it.\n")
-	p, err := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(md)}}, pack.InlineLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
 	pub, err := e.svc.PublishCatalogItem(t.Context(), e.root, service.PublishCatalogItemParams{Registry: "team",
-		Archive: zipOf(t, map[string]string{"SKILL.md": md}), Bundle: string(key.Sign(t, p.Manifest()))})
+		Archive: zipOf(t, map[string]string{"SKILL.md": md}), Bundle: string(key.SignSkill(t, md))})
 	if err != nil {
 		t.Fatal(err)
 	}

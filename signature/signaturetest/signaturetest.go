@@ -6,6 +6,8 @@ import (
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/sign"
+
+	"github.com/skilld/skilld/pack"
 )
 
 // Key is a fresh ECDSA P-256 signing key.
@@ -51,4 +53,15 @@ func (k *Key) Sign(t testing.TB, artifact []byte) []byte {
 		t.Fatal(err)
 	}
 	return js
+}
+
+// SignSkill signs the manifest of the package made of one SKILL.md with
+// this text: the bundle a publisher of that skill would upload.
+func (k *Key) SignSkill(t testing.TB, skillMD string) []byte {
+	t.Helper()
+	p, err := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(skillMD)}}, pack.InlineLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Sign(t, p.Manifest())
 }
