@@ -8,65 +8,31 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/permissions"
 )
 
 // DeclarationFile is the file at a package's root where a skill declares
 // what it needs; the scanner reads its network list.
-const DeclarationFile = "skilld.yaml"
+const DeclarationFile = permissions.File
 
-// declaration is what the scanner reads of skilld.yaml.
+// declaration is what the scanner reads of skilld.yaml, through the one
+// parser of it: the valid entries even when some are not.
 type declaration struct {
 	present bool
 	err     error
-	hosts   []string // lowercase "host" or "host:port", "*.domain" allowed
+	req     permissions.Request
 }
 
 func readDeclaration(pkg *pack.Package) declaration {
-	f, ok := pkg.File(DeclarationFile)
-	if !ok {
-		return declaration{}
-	}
-	d := declaration{present: true}
-	var doc struct {
-		Network []string `yaml:"network"`
-	}
-	if err := yaml.NewDecoder(bytes.NewReader(f.Data)).Decode(&doc); err != nil {
-		d.err = err
-		return d
-	}
-	for _, h := range doc.Network {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if h == "" || strings.ContainsAny(h, "/ \t") {
-			d.err = fmt.Errorf("network entry %q is not a host or host:port", h)
-			continue
-		}
-		d.hosts = append(d.hosts, h)
-	}
-	return d
+	req, present, err := permissions.FromPackage(pkg)
+	return declaration{present: present, err: err, req: req}
 }
 
 // allows reports whether the declaration covers host (with port, when the
-// URL named one): an entry "host" allows every port, "host:port" only
-// that one, "*.domain" every subdomain.
-func (d declaration) allows(host, port string) bool {
-	for _, e := range d.hosts {
-		h, p := e, ""
-		if hh, pp, err := net.SplitHostPort(e); err == nil {
-			h, p = hh, pp
-		}
-		if p != "" && p != port {
-			continue
-		}
-		if h == host || strings.HasPrefix(h, "*.") && strings.HasSuffix(host, h[1:]) {
-			return true
-		}
-	}
-	return false
-}
+// URL named one).
+func (d declaration) allows(host, port string) bool { return d.req.Allows(host, port) }
 
 func declarationCheck(u *unit, f pack.File, _ bool) []skilld.Finding {
 	if f.Path != DeclarationFile || u.decl.err == nil {
