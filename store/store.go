@@ -50,6 +50,8 @@ type Querier interface {
 	SkillVersionQueries
 	PackageQueries
 	ScanQueries
+	PermissionQueries
+	SecretQueries
 	CatalogQueries
 	InstallQueries
 	PolicyQueries

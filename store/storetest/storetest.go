@@ -35,6 +35,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ConcurrentVersions", func(t *testing.T) { testConcurrentVersions(t, open) })
 	t.Run("Packages", func(t *testing.T) { testPackages(t, open) })
 	t.Run("PackageScans", func(t *testing.T) { testPackageScans(t, open) })
+	t.Run("PermissionApprovals", func(t *testing.T) { testPermissionApprovals(t, open) })
+	t.Run("Secrets", func(t *testing.T) { testSecrets(t, open) })
 	t.Run("Catalog", func(t *testing.T) { testCatalog(t, open) })
 	t.Run("CatalogSignatures", func(t *testing.T) { testCatalogSignatures(t, open) })
 	t.Run("SkillList", func(t *testing.T) { testSkillList(t, open) })
