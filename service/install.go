@@ -174,6 +174,11 @@ func (s *Service) UpdateInstalledSkill(ctx context.Context, a Actor, p UpdateIns
 	if err := s.checkInstall(ctx, a.WorkspaceID, item.Registry, item.Trust, item.Name, s.storedFindings(v.Digest), s.catalogSigned(item.ID, v.Number, v.Digest)); err != nil {
 		return nil, err
 	}
+	if v.Digest != sk.Digest {
+		if err := s.checkPermissionsCovered(ctx, sk, v.Digest, fmt.Sprintf("version %d of %s/%s", v.Number, item.Registry, item.Name)); err != nil {
+			return nil, err
+		}
+	}
 	gate, err := s.gateUpdate(ctx, a, sk, item, v, p.Eval)
 	if err != nil {
 		return nil, err

@@ -68,6 +68,10 @@ type SnapshotSkill struct {
 	// Rank orders the skills a catalog too small to name them all lists
 	// first (rankSkills).
 	Rank int `json:"rank,omitempty"`
+	// Grants are the hosts and secrets the run gives the skill: what its
+	// skilld.yaml asks for when an admin approved it, empty lists when
+	// not; absent when it asks for nothing.
+	Grants *Grants `json:"grants,omitempty"`
 }
 
 type StartTaskParams struct {
@@ -176,6 +180,9 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		}
 		if w != nil {
 			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)
+		}
+		if ss.Grants, err = s.grants(ctx, workspaceID, sk.ID, digest, nil); err != nil {
+			return nil, err
 		}
 		if att.Version > 0 {
 			ss.Rank = pinnedRank

@@ -1,0 +1,237 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/permissions"
+	"github.com/skilld/skilld/store"
+)
+
+// Permission states of a skill's current package.
+const (
+	// PermissionsNone: the package asks for nothing.
+	PermissionsNone = "none"
+	// PermissionsNeeded: it asks for something no approval covers; runs
+	// get no grants for it.
+	PermissionsNeeded = "approval_needed"
+	// PermissionsApproved: an approval (of this package, or of an earlier
+	// one asking for at least as much) covers what it asks for.
+	PermissionsApproved = "approved"
+)
+
+// SkillPermissions is what a skill's current package asks for in its
+// skilld.yaml and what of it is approved.
+type SkillPermissions struct {
+	Requested permissions.Request `json:"requested"`
+	// Approved is the approval that covers Requested (the one of this
+	// digest when there is one), or null.
+	Approved *permissions.Request `json:"approved"`
+	Digest   string               `json:"digest"`
+	State    string               `json:"state"`
+	// ApprovedDigest, ApprovedBy: which package's approval covers it, and
+	// who gave it.
+	ApprovedDigest string `json:"approved_digest,omitempty"`
+	ApprovedBy     string `json:"approved_by,omitempty"`
+}
+
+// GetSkillPermissions returns what the skill's current package asks for
+// and whether it is approved (viewers and up).
+func (s *Service) GetSkillPermissions(ctx context.Context, a Actor, p GetSkillParams) (*SkillPermissions, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	sk, err := s.skill(ctx, a, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.skillPermissions(ctx, sk, sk.Digest)
+}
+
+type ApprovePermissionsParams struct {
+	SkillRef
+	Digest string `json:"digest" jsonschema:"the package digest (sha256:…) whose request is approved: the skill's current one, one of its versions', or a catalog version it may update to"`
+}
+
+// ApprovePermissions approves what the package Digest of a skill asks for
+// (admins). The digest must be the skill's: its current package, one of
+// its versions, or, for an installed skill, a version of its catalog item
+// (to let a held update through).
+func (s *Service) ApprovePermissions(ctx context.Context, a Actor, p ApprovePermissionsParams) (*SkillPermissions, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	sk, err := s.skill(ctx, a, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	digest := p.Digest
+	if digest == "" {
+		digest = sk.Digest
+	}
+	known, err := s.skillDigests(ctx, a, sk)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(known, digest) {
+		return nil, &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("%s is not a package of skill %q (neither its current one, one of its versions', nor a version of its catalog item)", digest, sk.Name),
+			Details: []skilld.Detail{{Field: "digest", Message: "not a package of this skill"}}}
+	}
+	req, err := s.packageRequest(ctx, digest, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.PermissionApprovalPut(ctx, &store.PermissionApprovalPutParams{WorkspaceID: a.WorkspaceID, SkillID: sk.ID, Digest: digest, Approved: req, ApprovedBy: a.Name}); err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "skill.permissions_approved", sk.ID)
+	return s.skillPermissions(ctx, sk, digest)
+}
+
+// skillDigests lists the packages an approval of the skill may name.
+func (s *Service) skillDigests(ctx context.Context, a Actor, sk *skilld.Skill) ([]string, error) {
+	out := []string{sk.Digest}
+	vs, err := s.allVersions(ctx, a, sk.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		out = append(out, v.Digest)
+	}
+	if sk.CatalogItemID == "" {
+		return out, nil
+	}
+	for offset := 0; ; offset += store.MaxPageSize {
+		ivs, err := s.db.CatalogItemVersionList(ctx, &store.CatalogItemVersionListParams{ItemID: sk.CatalogItemID, Page: store.Page{Limit: store.MaxPageSize, Offset: offset}})
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range ivs {
+			out = append(out, v.Digest)
+		}
+		if len(ivs) < store.MaxPageSize {
+			return out, nil
+		}
+	}
+}
+
+// skillPermissions decides the state of the skill's package digest.
+func (s *Service) skillPermissions(ctx context.Context, sk *skilld.Skill, digest string) (*SkillPermissions, error) {
+	req, err := s.packageRequest(ctx, digest, nil)
+	if err != nil {
+		return nil, err
+	}
+	approvals, err := s.db.PermissionApprovalList(ctx, &store.PermissionApprovalListParams{WorkspaceID: sk.WorkspaceID, SkillID: sk.ID})
+	if err != nil {
+		return nil, err
+	}
+	return decidePermissions(digest, req, approvals), nil
+}
+
+// decidePermissions: the approval of digest itself when it covers req,
+// else the newest approval of another package that does.
+func decidePermissions(digest string, req permissions.Request, approvals []store.PermissionApproval) *SkillPermissions {
+	out := &SkillPermissions{Requested: req.Normalized(), Digest: digest, State: PermissionsNeeded}
+	if req.Empty() {
+		out.State = PermissionsNone
+	}
+	slices.SortStableFunc(approvals, func(x, y store.PermissionApproval) int {
+		return boolCmp(x.Digest != digest, y.Digest != digest)
+	})
+	for _, ap := range approvals {
+		if permissions.Covers(ap.Approved, req) {
+			approved := ap.Approved.Normalized()
+			out.Approved, out.ApprovedDigest, out.ApprovedBy = &approved, ap.Digest, ap.ApprovedBy
+			if out.State == PermissionsNeeded {
+				out.State = PermissionsApproved
+			}
+			break
+		}
+	}
+	return out
+}
+
+func boolCmp(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+// packageRequest reads what a stored package asks for. files, when the
+// caller has listed them, saves listing them again. A declaration with
+// errors asks for its valid entries: the scanner reports the rest.
+func (s *Service) packageRequest(ctx context.Context, digest string, files []skilld.PackageFile) (permissions.Request, error) {
+	if files == nil {
+		var err error
+		if files, err = s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest}); err != nil {
+			return permissions.Request{}, err
+		}
+	}
+	i := slices.IndexFunc(files, func(f skilld.PackageFile) bool { return f.Path == permissions.File })
+	if i < 0 {
+		return permissions.Request{}, nil
+	}
+	data, err := s.packages.ReadFile(ctx, files[i])
+	if err != nil {
+		return permissions.Request{}, fmt.Errorf("package %s: %w", digest, err)
+	}
+	req, _ := permissions.Parse(data)
+	return req, nil
+}
+
+// checkPermissionsCovered holds a catalog update whose package asks for
+// more than any approval of the skill covers: ECONFLICT naming the digest
+// an admin approves to let it through.
+func (s *Service) checkPermissionsCovered(ctx context.Context, sk *skilld.Skill, digest, what string) error {
+	p, err := s.skillPermissions(ctx, sk, digest)
+	if err != nil || p.State != PermissionsNeeded {
+		return err
+	}
+	var asks []string
+	if len(p.Requested.Network) > 0 {
+		asks = append(asks, "network "+strings.Join(p.Requested.Network, ", "))
+	}
+	if len(p.Requested.Secrets) > 0 {
+		asks = append(asks, "secrets "+strings.Join(p.Requested.Secrets, ", "))
+	}
+	if len(p.Requested.Tools) > 0 {
+		asks = append(asks, "tools "+strings.Join(p.Requested.Tools, ", "))
+	}
+	return &skilld.Error{Code: skilld.ECONFLICT,
+		Message: fmt.Sprintf("approval_needed: %s asks for permissions no approval of skill %q covers (%s); an admin approves them (skilld skills approve %s --digest %s) and updates again",
+			what, sk.Name, strings.Join(asks, "; "), sk.Slug, digest),
+		Details: []skilld.Detail{{Field: "permissions", Message: "approval_needed " + digest}}}
+}
+
+// grants are what a run may give the skill at digest: what it asks for
+// when that is approved, nothing otherwise.
+func (s *Service) grants(ctx context.Context, workspaceID, skillID, digest string, files []skilld.PackageFile) (*Grants, error) {
+	req, err := s.packageRequest(ctx, digest, files)
+	if err != nil || req.Empty() {
+		return nil, err
+	}
+	approvals, err := s.db.PermissionApprovalList(ctx, &store.PermissionApprovalListParams{WorkspaceID: workspaceID, SkillID: skillID})
+	if err != nil {
+		return nil, err
+	}
+	g := &Grants{Network: []string{}, Secrets: []string{}}
+	if decidePermissions(digest, req, approvals).State == PermissionsApproved {
+		g.Network, g.Secrets = req.Normalized().Network, req.Normalized().Secrets
+	}
+	return g, nil
+}
+
+// Grants are the network hosts and secrets a run gives one skill, decided
+// at its start. Enforcing them (egress, secret injection) is the
+// sandbox's.
+type Grants struct {
+	Network []string `json:"network"`
+	Secrets []string `json:"secrets"`
+}
