@@ -32,7 +32,9 @@ func testPermissions(t *testing.T, open storetest.Opener) {
 	e := newEnv(t, open, service.Config{}, nil)
 	ctx := t.Context()
 	must[*skilld.Registry](t)(e.svc.CreateRegistry(ctx, e.root, service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustCommunity}))
-	ref := func(id string) service.GetSkillParams { return service.GetSkillParams{SkillRef: service.SkillRef{ID: id}} }
+	ref := func(id string) service.GetSkillParams {
+		return service.GetSkillParams{SkillRef: service.SkillRef{ID: id}}
+	}
 
 	publishDeclaring(t, e, "plain", "")
 	plain := must[*service.SkillView](t)(e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "acme/plain"}))
