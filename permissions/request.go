@@ -200,6 +200,13 @@ func checkHost(s string) (string, error) {
 	return h, nil
 }
 
+// CheckSecretName checks a secret's name: an environment variable name,
+// as skilld.yaml's secrets list them.
+func CheckSecretName(s string) error {
+	_, err := checkSecret(s)
+	return err
+}
+
 func checkSecret(s string) (string, error) {
 	if len(s) > 128 || !secretName.MatchString(s) {
 		return "", fmt.Errorf("%q is not a secret name (an environment variable name: A-Z, 0-9 and _, not starting with a digit)", s)

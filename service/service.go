@@ -10,6 +10,7 @@ import (
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/scan"
 	"github.com/skilld/skilld/signature"
+	"github.com/skilld/skilld/secretkey"
 	"github.com/skilld/skilld/store"
 )
 
@@ -71,6 +72,9 @@ type Config struct {
 	// Sigstore verifies Sigstore-mode signatures on catalog items against
 	// the operator's trusted root; nil: such signatures never verify.
 	Sigstore *signature.Verifier
+	// Secrets seals and opens workspace secrets; nil: the server keeps
+	// none (putting one is EUNAVAILABLE saying how to configure a key).
+	Secrets *secretkey.Keyring
 }
 
 // GitHubFetcher downloads the chosen skill folders of a GitHub repository

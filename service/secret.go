@@ -1,0 +1,126 @@
+package service
+
+import (
+	"context"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/permissions"
+	"github.com/skilld/skilld/store"
+)
+
+// MaxSecretSize bounds a secret's value.
+const MaxSecretSize = 64 << 10
+
+type SecretRef struct {
+	Name string `json:"name" path:"name" jsonschema:"the secret's name, an environment variable name (A-Z, 0-9, _)"`
+}
+
+type PutSecretParams struct {
+	SecretRef
+	Value string `json:"value" jsonschema:"the secret's value; never returned"`
+}
+
+func checkSecretName(name string) error {
+	if err := permissions.CheckSecretName(name); err != nil {
+		return &skilld.Error{Code: skilld.EINVALID, Message: err.Error(), Details: []skilld.Detail{{Field: "name", Message: err.Error()}}}
+	}
+	return nil
+}
+
+// PutSecret stores or replaces a secret of the workspace (admins), sealed
+// under the server's secrets key before it reaches the store.
+func (s *Service) PutSecret(ctx context.Context, a Actor, p PutSecretParams) (*skilld.Secret, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return nil, err
+	}
+	if err := checkSecretName(p.Name); err != nil {
+		return nil, err
+	}
+	if p.Value == "" || len(p.Value) > MaxSecretSize {
+		return nil, &skilld.Error{Code: skilld.EINVALID, Message: "a secret's value must be 1 to 65536 bytes", Details: []skilld.Detail{{Field: "value", Message: "empty or over 64 KiB"}}}
+	}
+	keyID, sealed, err := s.cfg.Secrets.Seal(a.WorkspaceID, p.Name, []byte(p.Value))
+	if err != nil {
+		return nil, err
+	}
+	sec, err := s.db.SecretPut(ctx, &store.SecretPutParams{WorkspaceID: a.WorkspaceID, Name: p.Name, KeyID: keyID, Ciphertext: sealed, UpdatedBy: a.Name})
+	if err != nil {
+		return nil, err
+	}
+	s.event(ctx, a, a.WorkspaceID, "secret.put", p.Name)
+	return sec, nil
+}
+
+// ListSecrets lists the workspace's secrets by name, never their values
+// (viewers and up).
+func (s *Service) ListSecrets(ctx context.Context, a Actor) ([]skilld.Secret, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return nil, err
+	}
+	return s.db.SecretList(ctx, &store.SecretListParams{WorkspaceID: a.WorkspaceID})
+}
+
+// DeleteSecret deletes a secret of the workspace (admins).
+func (s *Service) DeleteSecret(ctx context.Context, a Actor, p SecretRef) error {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return err
+	}
+	if err := checkSecretName(p.Name); err != nil {
+		return err
+	}
+	if err := s.db.SecretDelete(ctx, &store.SecretGetParams{WorkspaceID: a.WorkspaceID, Name: p.Name}); err != nil {
+		return err
+	}
+	s.event(ctx, a, a.WorkspaceID, "secret.deleted", p.Name)
+	return nil
+}
+
+// SecretValue opens a secret for a run that was granted it; the sandbox
+// step that injects granted secrets is its caller.
+func (s *Service) SecretValue(ctx context.Context, workspaceID, name string) ([]byte, error) {
+	sec, err := s.db.SecretGet(ctx, &store.SecretGetParams{WorkspaceID: workspaceID, Name: name})
+	if err != nil {
+		return nil, err
+	}
+	return s.cfg.Secrets.Open(sec.KeyID, sec.Ciphertext, workspaceID, name)
+}
+
+// ResealSecrets seals again, under the current key, every secret of the
+// workspace sealed under another one (key rotation: run with the old key
+// given as an old key, then drop it). It returns how many it resealed.
+func (s *Service) ResealSecrets(ctx context.Context, a Actor) (int, error) {
+	if err := a.can(skilld.RoleAdmin); err != nil {
+		return 0, err
+	}
+	current, _, err := s.cfg.Secrets.Seal("", "", nil)
+	if err != nil {
+		return 0, err
+	}
+	list, err := s.db.SecretList(ctx, &store.SecretListParams{WorkspaceID: a.WorkspaceID})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, sec := range list {
+		sealed, err := s.db.SecretGet(ctx, &store.SecretGetParams{WorkspaceID: a.WorkspaceID, Name: sec.Name})
+		if err != nil {
+			return n, err
+		}
+		if sealed.KeyID == current {
+			continue
+		}
+		value, err := s.cfg.Secrets.Open(sealed.KeyID, sealed.Ciphertext, a.WorkspaceID, sec.Name)
+		if err != nil {
+			return n, err
+		}
+		keyID, c, err := s.cfg.Secrets.Seal(a.WorkspaceID, sec.Name, value)
+		if err != nil {
+			return n, err
+		}
+		if _, err := s.db.SecretPut(ctx, &store.SecretPutParams{WorkspaceID: a.WorkspaceID, Name: sec.Name, KeyID: keyID, Ciphertext: c, UpdatedBy: sealed.UpdatedBy}); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
