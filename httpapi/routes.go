@@ -175,6 +175,12 @@ func Routes() []Route {
 		route(post, skill+"/versions/{n}/restore", service.OpSkillsVersionsRestore, ok, json, RoleMember),
 		route(post, skill+"/update", service.OpSkillsUpdateInstalled, ok, json, RoleAdmin),
 		route(get, skill+"/findings", service.OpSkillsFindings, ok, none, RoleViewer),
+		route(get, skill+"/permissions", service.OpSkillsPermissions, ok, none, RoleViewer),
+		route(post, skill+"/permissions/approve", service.OpSkillsPermissionsApprove, ok, json, RoleAdmin),
+
+		route(get, ws+"/secrets", service.OpSecretsList, ok, none, RoleViewer),
+		route(put, ws+"/secrets/{name}", service.OpSecretsPut, noContent, json, RoleAdmin),
+		route(del, ws+"/secrets/{name}", service.OpSecretsDelete, noContent, none, RoleAdmin),
 
 		route(get, ws+"/policy", service.OpPolicyGet, ok, none, RoleViewer),
 		route(put, ws+"/policy", service.OpPolicyPut, ok, json, RoleAdmin),

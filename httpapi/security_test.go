@@ -13,7 +13,7 @@ import (
 // here fails the test, so a new route cannot go unchecked.
 func samplePath(t *testing.T, rt httpapi.Route, ws string) string {
 	t.Helper()
-	values := map[string]string{"{ws}": ws, "{id}": "some-id", "{n}": "1", "{path...}": "SKILL.md", "{r}": "acme", "{call}": "call-1"}
+	values := map[string]string{"{ws}": ws, "{id}": "some-id", "{n}": "1", "{path...}": "SKILL.md", "{r}": "acme", "{call}": "call-1", "{name}": "API_TOKEN"}
 	segs := strings.Split(rt.Pattern, "/")
 	for i, s := range segs {
 		if strings.HasPrefix(s, "{") {

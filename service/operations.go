@@ -105,6 +105,13 @@ var (
 	OpCatalogRegistriesSetKey = newOp("catalog.registries.set_key", "", "Replace a registry's public key for keyed signatures (instance admins)", (*Service).SetRegistryKey)
 	OpCatalogItemsVersion     = newOp("catalog.items.version", "", "Get a catalog item version with who signed it and whether that verifies", (*Service).CatalogItemVersion)
 
+	OpSkillsPermissions        = newOp("skills.permissions", "", "Show what a skill's package asks for in its skilld.yaml (network hosts, secrets) and whether an admin approved it", (*Service).GetSkillPermissions)
+	OpSkillsPermissionsApprove = newOp("skills.permissions.approve", "", "Approve what one package (digest) of a skill asks for (admins)", (*Service).ApprovePermissions)
+
+	OpSecretsPut    = newOpNoResult("secrets.put", "", "Store or replace a workspace secret, encrypted at rest (admins)", (*Service).PutSecret)
+	OpSecretsList   = newOp("secrets.list", "", "List the workspace's secrets: names and update times, never values", (*Service).ListSecrets)
+	OpSecretsDelete = newOpNoResult("secrets.delete", "", "Delete a workspace secret (admins)", (*Service).DeleteSecret)
+
 	OpPolicyGet = newOp("policy.get", "", "Get the workspace's install rules and tool policy", (*Service).GetPolicy)
 	OpPolicyPut = newOp("policy.put", "", "Replace the workspace's install rules and tool policy (admins)", (*Service).PutPolicy)
 
@@ -164,6 +171,11 @@ func Operations() []Operation {
 		OpSkillsVersionsRestore.Operation,
 		OpSkillsStats.Operation,
 		OpSkillsFindings.Operation,
+		OpSkillsPermissions.Operation,
+		OpSkillsPermissionsApprove.Operation,
+		OpSecretsPut.Operation,
+		OpSecretsList.Operation,
+		OpSecretsDelete.Operation,
 
 		OpCatalogRegistriesCreate.Operation,
 		OpCatalogRegistriesList.Operation,

@@ -29,35 +29,44 @@ func checkSecretName(name string) error {
 
 // PutSecret stores or replaces a secret of the workspace (admins), sealed
 // under the server's secrets key before it reaches the store.
-func (s *Service) PutSecret(ctx context.Context, a Actor, p PutSecretParams) (*skilld.Secret, error) {
+func (s *Service) PutSecret(ctx context.Context, a Actor, p PutSecretParams) error {
 	if err := a.can(skilld.RoleAdmin); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkSecretName(p.Name); err != nil {
-		return nil, err
+		return err
 	}
 	if p.Value == "" || len(p.Value) > MaxSecretSize {
-		return nil, &skilld.Error{Code: skilld.EINVALID, Message: "a secret's value must be 1 to 65536 bytes", Details: []skilld.Detail{{Field: "value", Message: "empty or over 64 KiB"}}}
+		return &skilld.Error{Code: skilld.EINVALID, Message: "a secret's value must be 1 to 65536 bytes", Details: []skilld.Detail{{Field: "value", Message: "empty or over 64 KiB"}}}
 	}
 	keyID, sealed, err := s.cfg.Secrets.Seal(a.WorkspaceID, p.Name, []byte(p.Value))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	sec, err := s.db.SecretPut(ctx, &store.SecretPutParams{WorkspaceID: a.WorkspaceID, Name: p.Name, KeyID: keyID, Ciphertext: sealed, UpdatedBy: a.Name})
-	if err != nil {
-		return nil, err
+	if _, err := s.db.SecretPut(ctx, &store.SecretPutParams{WorkspaceID: a.WorkspaceID, Name: p.Name, KeyID: keyID, Ciphertext: sealed, UpdatedBy: a.Name}); err != nil {
+		return err
 	}
 	s.event(ctx, a, a.WorkspaceID, "secret.put", p.Name)
-	return sec, nil
+	return nil
+}
+
+type ListSecretsParams struct{}
+
+type SecretList struct {
+	Items []skilld.Secret `json:"items"`
 }
 
 // ListSecrets lists the workspace's secrets by name, never their values
 // (viewers and up).
-func (s *Service) ListSecrets(ctx context.Context, a Actor) ([]skilld.Secret, error) {
+func (s *Service) ListSecrets(ctx context.Context, a Actor, _ ListSecretsParams) (*SecretList, error) {
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	return s.db.SecretList(ctx, &store.SecretListParams{WorkspaceID: a.WorkspaceID})
+	items, err := s.db.SecretList(ctx, &store.SecretListParams{WorkspaceID: a.WorkspaceID})
+	if err != nil {
+		return nil, err
+	}
+	return &SecretList{Items: items}, nil
 }
 
 // DeleteSecret deletes a secret of the workspace (admins).

@@ -42,8 +42,7 @@ func testSecrets(t *testing.T, open storetest.Opener) {
 	ctx := t.Context()
 	const value = "s3cr3t-value-that-must-not-be-stored"
 	put := func(a service.Actor, name, v string) error {
-		_, err := e.svc.PutSecret(ctx, a, service.PutSecretParams{SecretRef: service.SecretRef{Name: name}, Value: v})
-		return err
+		return e.svc.PutSecret(ctx, a, service.PutSecretParams{SecretRef: service.SecretRef{Name: name}, Value: v})
 	}
 	wantCode(t, put(e.member, "API_TOKEN", value), skilld.EFORBIDDEN)
 	wantCode(t, put(e.admin, "api-token", value), skilld.EINVALID)
@@ -63,11 +62,11 @@ func testSecrets(t *testing.T, open storetest.Opener) {
 	if got := must[[]byte](t)(e.svc.SecretValue(ctx, e.admin.WorkspaceID, "API_TOKEN")); string(got) != value {
 		t.Errorf("value opens as %q", got)
 	}
-	list := must[[]skilld.Secret](t)(e.svc.ListSecrets(ctx, e.viewer))
+	list := must[*service.SecretList](t)(e.svc.ListSecrets(ctx, e.viewer, service.ListSecretsParams{})).Items
 	if len(list) != 2 || list[0].Name != "API_TOKEN" || list[0].UpdatedAt.IsZero() {
 		t.Errorf("list %+v", list)
 	}
-	if l := must[[]skilld.Secret](t)(e.svc.ListSecrets(ctx, e.other)); len(l) != 0 {
+	if l := must[*service.SecretList](t)(e.svc.ListSecrets(ctx, e.other, service.ListSecretsParams{})).Items; len(l) != 0 {
 		t.Errorf("another workspace lists %+v", l)
 	}
 
@@ -94,7 +93,7 @@ func testSecrets(t *testing.T, open storetest.Opener) {
 	wantCode(t, e.svc.DeleteSecret(ctx, e.admin, service.SecretRef{Name: "API_TOKEN"}), skilld.ENOTFOUND)
 
 	keyless := newEnv(t, open, service.Config{}, nil)
-	_, err = keyless.svc.PutSecret(ctx, keyless.admin, service.PutSecretParams{SecretRef: service.SecretRef{Name: "A"}, Value: "v"})
+	err = keyless.svc.PutSecret(ctx, keyless.admin, service.PutSecretParams{SecretRef: service.SecretRef{Name: "A"}, Value: "v"})
 	wantCode(t, err, skilld.EUNAVAILABLE)
 	if msg := skilld.ErrorMessage(err); !strings.Contains(msg, "--secrets-key-file") || !strings.Contains(msg, "SKILLD_SECRETS_KEY") {
 		t.Errorf("keyless refusal says %q", msg)
