@@ -181,6 +181,7 @@ func Routes() []Route {
 		route(get, ws+"/secrets", service.OpSecretsList, ok, none, RoleViewer),
 		route(put, ws+"/secrets/{name}", service.OpSecretsPut, noContent, json, RoleAdmin),
 		route(del, ws+"/secrets/{name}", service.OpSecretsDelete, noContent, none, RoleAdmin),
+		route(post, ws+"/secrets/reseal", service.OpSecretsReseal, ok, json, RoleAdmin),
 
 		route(get, ws+"/policy", service.OpPolicyGet, ok, none, RoleViewer),
 		route(put, ws+"/policy", service.OpPolicyPut, ok, json, RoleAdmin),

@@ -110,6 +110,7 @@ var (
 
 	OpSecretsPut    = newOpNoResult("secrets.put", "", "Store or replace a workspace secret, encrypted at rest (admins)", (*Service).PutSecret)
 	OpSecretsList   = newOp("secrets.list", "", "List the workspace's secrets: names and update times, never values", (*Service).ListSecrets)
+	OpSecretsReseal = newOp("secrets.reseal", "", "Encrypt again under the current key the secrets sealed under an old one (admins; key rotation)", (*Service).ResealSecrets)
 	OpSecretsDelete = newOpNoResult("secrets.delete", "", "Delete a workspace secret (admins)", (*Service).DeleteSecret)
 
 	OpPolicyGet = newOp("policy.get", "", "Get the workspace's install rules and tool policy", (*Service).GetPolicy)
@@ -176,6 +177,7 @@ func Operations() []Operation {
 		OpSecretsPut.Operation,
 		OpSecretsList.Operation,
 		OpSecretsDelete.Operation,
+		OpSecretsReseal.Operation,
 
 		OpCatalogRegistriesCreate.Operation,
 		OpCatalogRegistriesList.Operation,

@@ -94,10 +94,24 @@ func (s *Service) SecretValue(ctx context.Context, workspaceID, name string) ([]
 	return s.cfg.Secrets.Open(sec.KeyID, sec.Ciphertext, workspaceID, name)
 }
 
+type ResealSecretsParams struct{}
+
+type ResealResult struct {
+	Resealed int `json:"resealed"`
+}
+
 // ResealSecrets seals again, under the current key, every secret of the
-// workspace sealed under another one (key rotation: run with the old key
-// given as an old key, then drop it). It returns how many it resealed.
-func (s *Service) ResealSecrets(ctx context.Context, a Actor) (int, error) {
+// workspace sealed under another one (key rotation: the server runs with
+// the new key and the old one given as an old key, then without it).
+func (s *Service) ResealSecrets(ctx context.Context, a Actor, _ ResealSecretsParams) (*ResealResult, error) {
+	n, err := s.reseal(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return &ResealResult{Resealed: n}, nil
+}
+
+func (s *Service) reseal(ctx context.Context, a Actor) (int, error) {
 	if err := a.can(skilld.RoleAdmin); err != nil {
 		return 0, err
 	}

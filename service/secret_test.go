@@ -76,9 +76,9 @@ func testSecrets(t *testing.T, open storetest.Opener) {
 	if err := put(e.admin, "OTHER", "third"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.svc.ResealSecrets(ctx, e.member)
+	_, err := e.svc.ResealSecrets(ctx, e.member, service.ResealSecretsParams{})
 	wantCode(t, err, skilld.EFORBIDDEN)
-	if n := must[int](t)(e.svc.ResealSecrets(ctx, e.admin)); n != 1 {
+	if n := must[*service.ResealResult](t)(e.svc.ResealSecrets(ctx, e.admin, service.ResealSecretsParams{})).Resealed; n != 1 {
 		t.Errorf("resealed %d secrets, want 1 (OTHER was put under the new key)", n)
 	}
 	ring.Old = nil

@@ -72,6 +72,7 @@ func commands() []command {
 		{"tokens", "manage the workspace's API tokens", runGroup("tokens", tokensCommands())},
 		{"workspaces", "list and create workspaces", runGroup("workspaces", workspacesCommands())},
 		{"policy", "show and set the workspace's install and tool policy", runGroup("policy", policyCommands())},
+		{"secrets", "set, list and delete the workspace's secrets", runGroup("secrets", secretsCommands())},
 		{"push", "create or edit the workspace's skills from local folders, in one command", runPush},
 		{"pull", "write the workspace's skills into agent-client folders (.claude/skills, …) with a lockfile", runPull},
 		{"sync", "update the skills in agent-client folders from the workspace, or exactly as the lockfile says", runSync},

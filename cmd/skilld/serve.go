@@ -74,6 +74,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		"the window failed token checks are counted in (env SKILLD_AUTH_FAILURE_WINDOW)")
 	var rf retentionFlags
 	rf.register(fs)
+	var kf secretsFlags
+	kf.register(fs)
 	envErr := errors.Join(envFlags(fs, map[string]string{"body-idle-timeout": "SKILLD_BODY_IDLE_TIMEOUT", "max-body-bytes-in-flight": "SKILLD_MAX_BODY_BYTES_IN_FLIGHT",
 		"auth-failures-per-address": "SKILLD_AUTH_FAILURES_PER_ADDRESS", "auth-failure-window": "SKILLD_AUTH_FAILURE_WINDOW"}), envFlags(fs, rf.envVars()))
 	var tf taskFlags
@@ -110,6 +112,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageErrorf(fs, "--search-rate must be a positive count per minute, or -1 for no limit, not %d", *searchRate)
 	case *inFlight < httpapi.MaxArchiveBody:
 		return usageErrorf(fs, "--max-body-bytes-in-flight must be at least %d, the largest upload, not %d", httpapi.MaxArchiveBody, *inFlight)
+	}
+	keys, err := kf.keyring()
+	if err != nil {
+		return usageErrorf(fs, "%s", errorText(err))
 	}
 	// The thresholds are checked before anything is opened; the folders
 	// come once the work dir is known.
@@ -155,7 +161,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	svc := service.New(db, blobs, &importer.GitHub{APIURL: *githubAPI, Token: os.Getenv("SKILLD_GITHUB_TOKEN")},
 		service.Config{PathImportRoots: roots.dirs, TaskRetention: rf.keep, Executor: tasks.make, TaskLimits: tf.limits, StorageQuota: tf.quotaBytes, Rates: service.Rates{Imports: *importRate, Searches: *searchRate},
-			UsageIndexed: usageIndexed(obs.metrics), Sigstore: sigstore})
+			UsageIndexed: usageIndexed(obs.metrics), Sigstore: sigstore, Secrets: keys})
 	if err := bootstrap(ctx, e, logger, svc, os.Getenv("SKILLD_BOOTSTRAP_TOKEN"), sf.adminHint()); err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %s\n", errorText(err))
 		return exitFailure

@@ -36,6 +36,8 @@ func skillsCommands() []command {
 		{"update", "move an installed skill to another catalog version (admins)", runSkillsUpdate},
 		{"stats", "what finished tasks did with each skill: offers, activations, refusals, unloads", runSkillsStats},
 		{"findings", "show what the security scanner found in a skill version (table, --json or --sarif)", runSkillsFindings},
+		{"permissions", "show what a skill's package asks for (network, secrets) and whether it is approved", runSkillsPermissions},
+		{"approve", "approve what a package of a skill asks for (admins)", runSkillsApprove},
 	}
 }
 
