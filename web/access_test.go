@@ -29,6 +29,7 @@ func TestViewerRefused(t *testing.T) {
 		"/ui/tasks":                                        {"agent": {f.agent.ID}, "input": {"x"}},
 		"/ui/tasks/" + f.task.ID + "/cancel":               {},
 		"/ui/tasks/" + f.task.ID + "/approvals/c1/approve": {},
+		"/ui/skills/" + id + "/permissions/approve":        {},
 	}
 	for path, form := range forms {
 		form.Set("csrf", csrf)

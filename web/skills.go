@@ -113,6 +113,9 @@ type skillData struct {
 	// Evals are the stored trigger eval results of each version, by
 	// package digest.
 	Evals map[string][]evalCell
+	// Permissions is what the current package asks for in skilld.yaml and
+	// whether it is approved (skills.permissions).
+	Permissions *service.SkillPermissions
 }
 
 // evalCell is one stored trigger eval result, as the versions table shows
@@ -195,8 +198,13 @@ func (ui *UI) skillPage(w http.ResponseWriter, r *http.Request, s *session) {
 		ui.fail(w, r, s, err)
 		return
 	}
+	perms, err := ui.svc.GetSkillPermissions(ctx, s.actor, service.GetSkillParams{SkillRef: ref})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
 	d := skillData{Evals: evals, Skill: sk, Body: ui.renderMarkdown(body, fmt.Sprintf("%sskills/%s/files/{path}?version=%d", Prefix, sk.ID, sk.Version)), Warnings: append(rep.Errors, rep.Warnings...), Files: files, Versions: versions,
-		From: max(sk.Version-1, 1), To: sk.Version, Stats: &stats.Items[0], Findings: findings}
+		From: max(sk.Version-1, 1), To: sk.Version, Stats: &stats.Items[0], Findings: findings, Permissions: perms}
 	ui.render(w, r, s, http.StatusOK, "skill", sk.Name, d)
 }
 
@@ -211,4 +219,16 @@ func version(r *http.Request, name string) (int, error) {
 		return 0, skilld.Errorf(skilld.EINVALID, "%s must be a version number, not %q", name, v)
 	}
 	return n, nil
+}
+
+// approvePermissions approves what the package digest of a skill asks
+// for (skills.permissions.approve).
+func (ui *UI) approvePermissions(w http.ResponseWriter, r *http.Request, s *session) {
+	id := r.PathValue("id")
+	p := service.ApprovePermissionsParams{SkillRef: service.SkillRef{ID: id}, Digest: r.PostFormValue("digest")}
+	if _, err := ui.svc.ApprovePermissions(r.Context(), s.actor, p); err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	http.Redirect(w, r, Prefix+"skills/"+id, http.StatusSeeOther)
 }

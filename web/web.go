@@ -171,6 +171,7 @@ func (ui *UI) routes() http.Handler {
 	mux.HandleFunc("GET "+p+"/skills/{id}/diff", ui.page(ui.diffPage))
 	mux.HandleFunc("GET "+p+"/skills/{id}/edit", ui.page(ui.editPage))
 	mux.HandleFunc("POST "+p+"/skills/{id}/edit", ui.form(skilld.RoleMember, editForm, ui.edit))
+	mux.HandleFunc("POST "+p+"/skills/{id}/permissions/approve", ui.form(skilld.RoleAdmin, smallForm, ui.approvePermissions))
 
 	mux.HandleFunc("GET "+p+"/catalog", ui.page(ui.catalogPage))
 	mux.HandleFunc("POST "+p+"/catalog/install", ui.form(skilld.RoleMember, smallForm, ui.install))
