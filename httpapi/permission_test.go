@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -74,11 +72,7 @@ func TestSecretsAPI(t *testing.T) {
 	if r := e.request("PUT", base+"/secrets/API_TOKEN", e.admin, map[string]any{"value": "v"}); r.status != 503 || r.errorCode(t) != "unavailable" {
 		t.Errorf("keyless put: %d %s", r.status, r.body)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		t.Fatal(err)
-	}
-	key, err := secretkey.ParseKey(base64.StdEncoding.EncodeToString(raw))
+	key, _, err := secretkey.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,18 @@ func ParseKey(text string) (*Key, error) {
 	return &Key{ID: hex.EncodeToString(sum[:8]), aead: aead}, nil
 }
 
+// Generate makes a new random key and returns it with its base64 text,
+// the form ParseKey and --secrets-key-file read.
+func Generate() (*Key, string, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, "", err
+	}
+	text := base64.StdEncoding.EncodeToString(raw)
+	k, err := ParseKey(text)
+	return k, text, err
+}
+
 // Keyring seals under Current and opens under Current or any of Old.
 type Keyring struct {
 	Current *Key

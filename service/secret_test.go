@@ -2,8 +2,6 @@ package service_test
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -20,11 +18,7 @@ func TestSecrets(t *testing.T) {
 
 func randomKey(t *testing.T) *secretkey.Key {
 	t.Helper()
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		t.Fatal(err)
-	}
-	k, err := secretkey.ParseKey(base64.StdEncoding.EncodeToString(raw))
+	k, _, err := secretkey.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}

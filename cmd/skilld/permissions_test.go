@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
@@ -25,11 +23,7 @@ func TestPermissionsAndSecretsCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		t.Fatal(err)
-	}
-	key, err := secretkey.ParseKey(base64.StdEncoding.EncodeToString(raw))
+	key, _, err := secretkey.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
