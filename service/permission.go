@@ -33,9 +33,10 @@ type SkillPermissions struct {
 	Digest   string               `json:"digest"`
 	State    string               `json:"state"`
 	// ApprovedDigest, ApprovedBy: which package's approval covers it, and
-	// who gave it.
-	ApprovedDigest string `json:"approved_digest,omitempty"`
-	ApprovedBy     string `json:"approved_by,omitempty"`
+	// who gave it, for the web UI; the API's answer keeps to the four
+	// fields above.
+	ApprovedDigest string `json:"-"`
+	ApprovedBy     string `json:"-"`
 }
 
 // GetSkillPermissions returns what the skill's current package asks for

@@ -48,7 +48,6 @@ func (c *apiCmd) printPermissions(p *service.SkillPermissions) int {
 		printRequest(w, "requested", p.Requested)
 		if p.Approved != nil {
 			printRequest(w, "approved", *p.Approved)
-			row(w, "approved for", shortDigest(p.ApprovedDigest)+" by "+p.ApprovedBy)
 		}
 	})
 }
