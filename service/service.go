@@ -9,8 +9,8 @@ import (
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/importer"
 	"github.com/skilld/skilld/scan"
-	"github.com/skilld/skilld/signature"
 	"github.com/skilld/skilld/secretkey"
+	"github.com/skilld/skilld/signature"
 	"github.com/skilld/skilld/store"
 )
 
