@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -60,7 +61,7 @@ func (r *run) searchTool() *tool.Tool {
 // searchSkills answers a query with the best matching disclosed skills.
 func (r *run) searchSkills(ctx context.Context, query string) string {
 	hits := r.index().Search(query, searchResults)
-	ev := SkillsSearched{QueryChars: len(query), Results: []string{}}
+	ev := SkillsSearched{QueryChars: utf8.RuneCountInString(query), Results: []string{}}
 	var b strings.Builder
 	if len(hits) == 0 {
 		fmt.Fprintf(&b, "No skill matches %q. Try other words: what the task is about, the file types or tools it involves.", query)

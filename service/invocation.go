@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/permissions"
 	"github.com/skilld/skilld/skillmd"
 	"github.com/skilld/skilld/skillsearch"
 )
@@ -20,20 +21,22 @@ func (s *Service) ModelInvocable(ctx context.Context, files *SkillFiles) (bool, 
 }
 
 // skillFacts says who may activate the package's skill (its SKILL.md's
-// client fields and Codex's agents/openai.yaml) and what its SKILL.md's
-// headings are (for search_skills), read once per package digest
+// client fields and Codex's agents/openai.yaml), what its SKILL.md's
+// headings are (for search_skills) and what its skilld.yaml asks for, read once per package digest
 // (packages never change) and remembered.
 func (s *Service) skillFacts(ctx context.Context, digest string, files []skilld.PackageFile) (skillFacts, error) {
 	if v, ok := s.invocations.get(digest); ok {
 		return v, nil
 	}
 	var err error
-	var skillMD, codex []byte
+	var skillMD, codex, perms []byte
 	for _, f := range files {
 		var into *[]byte
 		switch {
 		case f.Path == skillmd.CodexMetadataFile && f.Size <= skillmd.MaxFrontmatterSize:
 			into = &codex // (a larger one is no settings file: Invocation ignores it)
+		case f.Path == permissions.File:
+			into = &perms
 		case skillmd.Filename(func(n string) bool { return n == f.Path }) != "":
 			into = &skillMD
 		default:
@@ -46,6 +49,11 @@ func (s *Service) skillFacts(ctx context.Context, digest string, files []skilld.
 	var v skillFacts
 	v.noModel, v.noUser = skillmd.Invocation(skillMD, codex)
 	v.headings = skillsearch.Headings(skillMD)
+	if perms != nil {
+		// An invalid file asks for its valid entries (the scanner reports
+		// the rest).
+		v.request, _ = permissions.Parse(perms)
+	}
 	s.invocations.put(digest, v)
 	return v, nil
 }
@@ -54,6 +62,8 @@ func (s *Service) skillFacts(ctx context.Context, digest string, files []skilld.
 type skillFacts struct {
 	noModel, noUser bool
 	headings        []string
+	// request is what its skilld.yaml asks for.
+	request permissions.Request
 }
 
 // maxInvocations bounds the remembered packages; when full it starts

@@ -170,21 +170,16 @@ func boolCmp(x, y bool) int {
 // errors asks for its valid entries: the scanner reports the rest.
 func (s *Service) packageRequest(ctx context.Context, digest string, files []skilld.PackageFile) (permissions.Request, error) {
 	if files == nil {
+		if v, ok := s.invocations.get(digest); ok {
+			return v.request, nil
+		}
 		var err error
 		if files, err = s.db.PackageFileList(ctx, &store.PackageFileListParams{Digest: digest}); err != nil {
 			return permissions.Request{}, err
 		}
 	}
-	i := slices.IndexFunc(files, func(f skilld.PackageFile) bool { return f.Path == permissions.File })
-	if i < 0 {
-		return permissions.Request{}, nil
-	}
-	data, err := s.packages.ReadFile(ctx, files[i])
-	if err != nil {
-		return permissions.Request{}, fmt.Errorf("package %s: %w", digest, err)
-	}
-	req, _ := permissions.Parse(data)
-	return req, nil
+	facts, err := s.skillFacts(ctx, digest, files)
+	return facts.request, err
 }
 
 // checkPermissionsCovered holds a catalog update whose package asks for
