@@ -82,10 +82,10 @@ func namesOver(skills []Skill, intro string, budget int, count func(string) int)
 // someNames renders the catalog with as many names as fit budget, and a
 // line saying how many more there are. So that no skill is starved, the
 // slots are shared: the first three quarters go to the most useful skills
-// (by Rank, then in the order given), the
-// last quarter (at least one slot when there are two) to a window over
-// the rest, which starts at a point the rotation key picks (FNV-1a of the
-// task's ID, modulo the number of the rest) and wraps around. Every skill
+// (by Rank, then in the order given), the last quarter (at least one slot
+// when there are two) to a window over the rest, which starts at a point
+// the rotation key picks (FNV-1a of the task's ID, modulo the number of
+// the rest) and wraps around. Every skill
 // past the head is thus listed in as many tasks as the window is long,
 // out of every len(rest) tasks with spread-out IDs.
 func someNames(skills []Skill, intro string, budget int, count func(string) int, rotation string, searchable bool) renderedCatalog {
