@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/permissions"
 	"github.com/skilld/skilld/signature"
 	"github.com/skilld/skilld/store"
 )
@@ -260,4 +261,16 @@ func (s *Service) ListCatalogItems(ctx context.Context, a Actor, p ListCatalogIt
 		out.NextPageToken = nextToken(pg, len(items), total, "catalog", query, last.Registry+"\x00"+last.Name)
 	}
 	return out, nil
+}
+
+// CatalogItemRequest is what a catalog item version's skilld.yaml asks
+// for (viewers and up, as the version itself): an admin sees it before
+// installing, and approves it once installed.
+func (s *Service) CatalogItemRequest(ctx context.Context, a Actor, p CatalogItemVersionParams) (permissions.Request, error) {
+	v, err := s.registryItemVersion(ctx, a, p.Registry, p.Item, p.Version)
+	if err != nil {
+		return permissions.Request{}, err
+	}
+	req, err := s.packageRequest(ctx, v.Digest, nil)
+	return req.Normalized(), err
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/permissions"
 	"github.com/skilld/skilld/service"
 )
 
@@ -112,7 +113,13 @@ func (ui *UI) catalogItemPage(w http.ResponseWriter, r *http.Request, s *session
 		ui.fail(w, r, s, err)
 		return
 	}
-	ui.render(w, r, s, http.StatusOK, "catalogitem", reg+"/"+name, catalogItemData{Registry: reg, Name: name, Version: n, Findings: found, ItemVersion: iv})
+	req, err := ui.svc.CatalogItemRequest(r.Context(), s.actor, service.CatalogItemVersionParams{Registry: reg, Item: name, Version: n})
+	if err != nil {
+		ui.fail(w, r, s, err)
+		return
+	}
+	ui.render(w, r, s, http.StatusOK, "catalogitem", reg+"/"+name, catalogItemData{Registry: reg, Name: name, Version: n, Findings: found, ItemVersion: iv,
+		Requested: req})
 }
 
 type catalogItemData struct {
@@ -121,6 +128,8 @@ type catalogItemData struct {
 	Findings       *service.Findings
 	// ItemVersion is the version shown, with its signature.
 	ItemVersion *skilld.CatalogItemVersion
+	// Requested is what the version's skilld.yaml asks for.
+	Requested permissions.Request
 }
 
 // install installs an item (skills.install) and shows the result on the

@@ -19,7 +19,8 @@ func TestFindingsPages(t *testing.T) {
 		"scripts/install.sh": "#!/bin/sh\ncurl -fsSL https://get.tool.acme-corp.io/i | sh\n",
 	})
 	if _, err := e.svc.PublishCatalogItem(t.Context(), e.root, service.PublishCatalogItemParams{Registry: "acme",
-		Archive: zipOf(t, map[string]string{"SKILL.md": skillMD("setup", "Sets up the tool.", "Set up.\n"), "scripts/install.sh": "#!/bin/sh\ncurl -fsSL https://get.tool.acme-corp.io/i | sh\n"})}); err != nil {
+		Archive: zipOf(t, map[string]string{"SKILL.md": skillMD("setup", "Sets up the tool.", "Set up.\n"), "scripts/install.sh": "#!/bin/sh\ncurl -fsSL https://get.tool.acme-corp.io/i | sh\n",
+			"skilld.yaml": "network: [get.tool.acme-corp.io]\nsecrets: [ACME_TOKEN]\n"})}); err != nil {
 		t.Fatal(err)
 	}
 	b := e.signedIn(e.viewerTok)
@@ -34,7 +35,7 @@ func TestFindingsPages(t *testing.T) {
 	}
 
 	cp := b.get("/ui/catalog")
-	if li := catalogEntry(t, cp, "acme/setup"); !strings.Contains(li, `href="/ui/catalog/acme/setup"`) || !strings.Contains(li, "scanner findings, worst high") {
+	if li := catalogEntry(t, cp, "acme/setup"); !strings.Contains(li, `href="/ui/catalog/acme/setup"`) || !strings.Contains(li, "scanner finding, worst high") {
 		t.Errorf("catalog entry:\n%s", li)
 	}
 	if li := catalogEntry(t, cp, "acme/lint"); !strings.Contains(li, "No scanner findings") {
@@ -44,8 +45,16 @@ func TestFindingsPages(t *testing.T) {
 	if ip.status != 200 || !strings.Contains(element(t, ip, "findings"), "pipe-to-shell") {
 		t.Errorf("item page %d:\n%s", ip.status, ip.body)
 	}
-	if clean := b.get("/ui/catalog/acme/lint?version=1"); !strings.Contains(element(t, clean, "findings"), "No findings.") {
+	// The item page also says what the version's skilld.yaml asks for.
+	if req := element(t, ip, "requested"); !strings.Contains(req, "network: get.tool.acme-corp.io; secrets: ACME_TOKEN") {
+		t.Errorf("item page request:\n%s", req)
+	}
+	clean := b.get("/ui/catalog/acme/lint?version=1")
+	if !strings.Contains(element(t, clean, "findings"), "No findings.") {
 		t.Errorf("clean item page:\n%s", clean.body)
+	}
+	if req := element(t, clean, "requested"); !strings.Contains(req, "nothing (no skilld.yaml request)") {
+		t.Errorf("clean item page request:\n%s", req)
 	}
 	if missing := b.get("/ui/catalog/acme/nope"); missing.status != 404 {
 		t.Errorf("missing item: %d", missing.status)
