@@ -246,8 +246,10 @@ type CatalogFit struct {
 	// characters), 0 when they are whole, and -1 when only names remain.
 	DescriptionCut int
 	// Shortened names the skills whose entry loses something at Level
-	// (its file list or description text), in catalog order.
-	Shortened []string
+	// (its file list or description text), in catalog order, at most the
+	// first 200 as catalog.shortened does; ShortenedMore counts the rest.
+	Shortened     []string
+	ShortenedMore int
 	// Unlisted counts the skills not listed at all (level "some names").
 	Unlisted int
 }
@@ -264,8 +266,8 @@ func CatalogWindows() []int { return []int{32_000, 128_000, 200_000, 1_000_000} 
 func FitCatalog(skills []Skill, window int, count func(string) int) CatalogFit {
 	budget := int(DefaultCatalogShare * float64(window))
 	c := renderCatalog(skills, catalogIntroTranscript, budget, count, "", true)
-	f := CatalogFit{Window: window, Budget: budget, Tokens: c.tokens, Level: catalogLevelNames[c.level], Unlisted: c.unlisted,
-		Shortened: shortenedAt(skills, c.level, c.listed)}
+	f := CatalogFit{Window: window, Budget: budget, Tokens: c.tokens, Level: catalogLevelNames[c.level], Unlisted: c.unlisted}
+	f.Shortened, f.ShortenedMore = capped(shortenedAt(skills, c.level, c.listed))
 	switch c.level {
 	case catalogShort:
 		f.DescriptionCut = 200

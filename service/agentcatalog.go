@@ -9,10 +9,6 @@ import (
 	"github.com/skilld/skilld/agent/model"
 )
 
-// maxCatalogNames caps the names a catalog window lists as shortened; a
-// count says how many more.
-const maxCatalogNames = 200
-
 type AgentCatalogParams struct{ AgentRef }
 
 // AgentCatalog says how an agent's catalog fits its budget: at the
@@ -106,13 +102,7 @@ func (s *Service) AgentCatalog(ctx context.Context, a Actor, p AgentCatalogParam
 	for _, w := range windows {
 		fit := agent.FitCatalog(listed, w, counter.Count)
 		cw := CatalogWindow{Window: w, Agent: w == own, Budget: fit.Budget, Tokens: fit.Tokens, Fits: fit.Tokens <= fit.Budget,
-			Level: fit.Level, Shortened: fit.Shortened, Unlisted: fit.Unlisted}
-		if cw.Shortened == nil {
-			cw.Shortened = []string{}
-		}
-		if n := len(cw.Shortened); n > maxCatalogNames {
-			cw.Shortened, cw.ShortenedMore = cw.Shortened[:maxCatalogNames], n-maxCatalogNames
-		}
+			Level: fit.Level, Shortened: fit.Shortened, ShortenedMore: fit.ShortenedMore, Unlisted: fit.Unlisted}
 		out.Windows = append(out.Windows, cw)
 	}
 	return out, nil
