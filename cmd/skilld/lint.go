@@ -42,18 +42,8 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld lint: %v\n", err)
 		return exitFailure
 	}
-	switch {
-	case *asSARIF:
-		err = lint.WriteSARIF(e.stdout, strings.Fields(versionString())[1], reports)
-	case *asJSON:
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(reports)
-	default:
-		printLint(e.stdout, reports)
-	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "skilld lint: %v\n", err)
+	toSARIF := func(w io.Writer) error { return lint.WriteSARIF(w, strings.Fields(versionString())[1], reports) }
+	if !writeReports(e, "lint", *asSARIF, *asJSON, toSARIF, reports, func(w io.Writer) { printLint(w, reports) }) {
 		return exitFailure
 	}
 	for _, r := range reports {
@@ -103,6 +93,27 @@ func lintPackage(ctx context.Context, path string, archive bool, p *pack.Package
 // invalidReport is the report on a path that holds no skill to lint.
 func invalidReport(path string, err error) lint.Report {
 	return lint.Report{Path: path, Findings: []lint.Finding{lint.Invalid(errorText(err))}}
+}
+
+// writeReports writes the reports of lint or scan (cmd) as SARIF, JSON or
+// text; false when that failed, which it reports.
+func writeReports(e *env, cmd string, asSARIF, asJSON bool, toSARIF func(io.Writer) error, reports any, text func(io.Writer)) bool {
+	var err error
+	switch {
+	case asSARIF:
+		err = toSARIF(e.stdout)
+	case asJSON:
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(reports)
+	default:
+		text(e.stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "skilld %s: %v\n", cmd, err)
+		return false
+	}
+	return true
 }
 
 // printLint prints one line a finding, "LOCATION:LINE: SEVERITY: MESSAGE

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -43,9 +42,7 @@ func runScan(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "skilld scan: %v\n", err)
 		return exitFailure
 	}
-	var err error
-	switch {
-	case *asSARIF:
+	toSARIF := func(w io.Writer) error {
 		var all []skilld.Finding
 		for _, r := range reports {
 			for _, f := range r.Findings {
@@ -53,16 +50,9 @@ func runScan(ctx context.Context, e *env, args []string) int {
 				all = append(all, f)
 			}
 		}
-		err = sc.WriteSARIF(e.stdout, strings.Fields(versionString())[1], all)
-	case *asJSON:
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(reports)
-	default:
-		printScan(e.stdout, reports)
+		return sc.WriteSARIF(w, strings.Fields(versionString())[1], all)
 	}
-	if err != nil {
-		fmt.Fprintf(e.stderr, "skilld scan: %v\n", err)
+	if !writeReports(e, "scan", *asSARIF, *asJSON, toSARIF, reports, func(w io.Writer) { printScan(w, reports) }) {
 		return exitFailure
 	}
 	for _, r := range reports {
