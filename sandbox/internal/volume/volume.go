@@ -255,8 +255,19 @@ func Unmount(path string) error {
 
 // mount attaches image to a free loop device and mounts it on dir. The
 // device is set to clear itself, so it is freed when the mount goes.
+//
+// An unmounted image may still be live: a mount namespace made while it
+// was mounted (any sandbox starting then) holds a copy of the mount, and
+// with it the file system, until that namespace lets go. A second ext4
+// over the same image would read it as it was on disk, without what the
+// live one has not written back, and the two would then overwrite each
+// other. So the loop device still bound to the image is mounted again:
+// the kernel hands back the live file system.
 func mount(image, dir string) error {
-	dev, err := attach(image)
+	dev, err := bound(image)
+	if err == nil && dev == nil {
+		dev, err = attach(image)
+	}
 	if err != nil {
 		return err
 	}
@@ -265,6 +276,37 @@ func mount(image, dir string) error {
 		return fmt.Errorf("mounting %s: %w", dev.Name(), err)
 	}
 	return nil
+}
+
+// bound returns, open, the loop device image is bound to, or nil when
+// there is none. Holding the device open keeps it from clearing itself
+// before it is mounted.
+func bound(image string) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(image, &st); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", image, err)
+	}
+	names, err := filepath.Glob("/sys/block/loop*")
+	if err != nil {
+		return nil, err
+	}
+	for _, sys := range names {
+		// Only a bound device has a loop/backing_file.
+		if _, err := os.Stat(filepath.Join(sys, "loop", "backing_file")); err != nil {
+			continue
+		}
+		dev, err := os.OpenFile("/dev/"+filepath.Base(sys), os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		info, err := unix.IoctlLoopGetStatus64(int(dev.Fd()))
+		if err == nil && info.Inode == st.Ino &&
+			unix.Major(info.Device) == unix.Major(st.Dev) && unix.Minor(info.Device) == unix.Minor(st.Dev) {
+			return dev, nil
+		}
+		dev.Close()
+	}
+	return nil, nil
 }
 
 // attach binds image to a free loop device and returns the device, open.

@@ -3,6 +3,7 @@ package volume
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -84,6 +85,41 @@ func TestCreateWriteReopen(t *testing.T) {
 	}
 	if err := s.Create(t.Context(), image, filepath.Join(dir, "x"), Spec{Size: size}); err == nil {
 		t.Error("Create over an existing image")
+	}
+}
+
+// TestReopenWhileCopied: a mount namespace made while the volume was
+// mounted keeps the file system alive after the host unmounts it;
+// reopening then mounts that live file system, not a second, stale one
+// over the same image (which loses what the first had not written back).
+func TestReopenWhileCopied(t *testing.T) {
+	s := support(t)
+	dir := t.TempDir()
+	image, ws := filepath.Join(dir, "disk.img"), filepath.Join(dir, "workspace")
+	os.Mkdir(ws, 0o755)
+	if err := s.Create(t.Context(), image, ws, Spec{Size: 32 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	defer Unmount(ws)
+	if err := os.WriteFile(filepath.Join(ws, "kept"), []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A process in a mount namespace of its own, as a sandbox starting
+	// at that moment would be, holding a copy of every host mount.
+	holder := exec.Command("sleep", "60")
+	holder.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { holder.Process.Kill(); holder.Wait() }()
+	if err := Unmount(ws); err != nil || Mounted(ws) {
+		t.Fatalf("Unmount: %v", err)
+	}
+	if err := s.Open(image, ws); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "kept")); string(b) != "kept" {
+		t.Errorf("after reopening: %q %v", b, err)
 	}
 }
 
