@@ -17,6 +17,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
+	"github.com/skilld/skilld/sandbox"
 )
 
 // File is the declaration file at a package's root.
@@ -200,6 +201,10 @@ func checkHost(s string) (string, error) {
 	return h, nil
 }
 
+// CheckHost checks a network entry as skilld.yaml writes it, and returns
+// it lowercased.
+func CheckHost(s string) (string, error) { return checkHost(s) }
+
 // CheckSecretName checks a secret's name: an environment variable name,
 // as skilld.yaml's secrets list them.
 func CheckSecretName(s string) error {
@@ -210,6 +215,9 @@ func CheckSecretName(s string) error {
 func checkSecret(s string) (string, error) {
 	if len(s) > 128 || !secretName.MatchString(s) {
 		return "", fmt.Errorf("%q is not a secret name (an environment variable name: A-Z, 0-9 and _, not starting with a digit)", s)
+	}
+	if sandbox.LoaderVariable(s) || sandbox.LocaleVariable(s) {
+		return "", fmt.Errorf("%q cannot be a secret: the variable changes how programs load or which locale they read, before a script's first line", s)
 	}
 	return s, nil
 }

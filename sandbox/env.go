@@ -60,6 +60,30 @@ func CheckEnv(env []string) error {
 	return nil
 }
 
+// CheckExecEnv checks ExecParams.Env: CheckEnv's rules, and none of the
+// variables that choose the C library's locale or time zone (LANG,
+// LANGUAGE, LC_*, TZ). A provider hands these variables to the process
+// that starts the sandbox, which reads its locale from them before any
+// isolation holds.
+func CheckExecEnv(env []string) error {
+	if err := CheckEnv(env); err != nil {
+		return err
+	}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if LocaleVariable(name) {
+			return skilld.Errorf(skilld.EINVALID, "environment variable %s cannot be given to one command: it sets the locale or time zone of the programs that start the sandbox; set it in the agent's sandbox environment instead", name)
+		}
+	}
+	return nil
+}
+
+// LocaleVariable reports whether name chooses the C library's locale or
+// time zone.
+func LocaleVariable(name string) bool {
+	return name == "LANG" || name == "LANGUAGE" || name == "TZ" || strings.HasPrefix(name, "LC_")
+}
+
 func underSandboxTmp(p string) bool {
 	c := path.Clean(p)
 	return path.IsAbs(p) && (c == "/tmp" || strings.HasPrefix(c, "/tmp/") || c == Workdir || strings.HasPrefix(c, Workdir+"/"))

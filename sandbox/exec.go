@@ -119,6 +119,18 @@ type ExecParams struct {
 	// Progress, when set, is also given the output as it comes, where the
 	// provider can (the rest only fill Result.Output). It must not block.
 	Progress io.Writer
+	// Env holds "NAME=value" pairs for this command only, over the
+	// sandbox's (CheckEnv's rules): the secrets of the skills loaded
+	// when it runs. Providers hand them over in the command's environment,
+	// never as an argument of a process (arguments are readable by every
+	// user of the host in /proc).
+	Env []string
+	// Allow adds hosts (CreateParams.Allow's forms) this command may reach
+	// besides the sandbox's own: the hosts granted to the skills loaded
+	// when it runs. An isolating provider gives the command a proxy for
+	// them even in a sandbox made without the network, and refuses
+	// everything else as before.
+	Allow []string
 }
 
 // CheckCommand refuses a command that cannot run: empty, too long, or

@@ -209,6 +209,10 @@ type Info struct {
 	Notes []string `json:"notes,omitempty"`
 	// Warning, when set, must be shown loudly: at start and on every task.
 	Warning string `json:"warning,omitempty"`
+	// NoProxy, when set, says why commands cannot be given hosts to reach
+	// through a proxy here (CreateParams.Allow, ExecParams.Allow); "" when
+	// they can, or when the provider does not isolate the network at all.
+	NoProxy string `json:"no_proxy,omitempty"`
 	// Rootfs is the root file system commands see: the provider's default
 	// in its Info, a sandbox's own in the Info of a Described sandbox.
 	Rootfs *RootfsInfo `json:"rootfs,omitempty"`

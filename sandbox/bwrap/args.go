@@ -61,7 +61,11 @@ func systemArgs(extra []string) []string {
 // descriptors bwrap reads: its status stream (already added, number 3:
 // the command's exit code, which tells a command's failure from the
 // sandbox's), the system-call filter and the sandbox's passwd and group.
-func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim sandbox.Limits) ([]string, error) {
+//
+// proxied says the command has a proxy to wait for (its descriptors 4
+// and 5); own are the command's own variables (ExecParams.Env), which
+// bwrap's environment carries and which win over the sandbox's.
+func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim sandbox.Limits, proxied bool, own []string) ([]string, error) {
 	p := s.p
 	a := []string{p.bwrap,
 		// A user namespace of its own, whatever the server's uid: inside
@@ -75,7 +79,7 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 		// through the proxy listening there.
 		"--unshare-net",
 	}
-	if s.egress != nil {
+	if proxied {
 		// The descriptors Exec added after the status stream.
 		a = append(a, "--info-fd", "4", "--block-fd", "5")
 	}
@@ -119,14 +123,22 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 	}
 	env := skillPaths(s.env, names)
 	depsBinds, env := depsArgs(mounts, names, env)
+	env = slices.DeleteFunc(env, func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.ContainsFunc(own, func(o string) bool { return strings.HasPrefix(o, name+"=") })
+	})
 	a = append(a, depsBinds...)
 	// The root of the sandbox (and with it /etc) is read-only too: only
 	// /workspace, /tmp and /dev/shm take writes.
-	a = append(a, "--remount-ro", sandbox.Workdir+"/"+sandbox.SkillsDir, "--remount-ro", "/", "--chdir", sandbox.Workdir, "--clearenv")
-	// The agent's variables reach the command and nothing before it: set
-	// by bwrap when the command is what bwrap runs; otherwise handed past
-	// the helper in front of it (prlimit, which sets the process limit
-	// inside the namespace) as env's arguments, not its environment.
+	a = append(a, "--remount-ro", sandbox.Workdir+"/"+sandbox.SkillsDir, "--remount-ro", "/", "--chdir", sandbox.Workdir)
+	// bwrap's own environment is only PATH and the command's secrets
+	// (Exec), which the command inherits. The agent's variables reach the
+	// command and nothing before it (bwrap runs as the server's user, and
+	// reads its locale, say, from its environment): set by bwrap when the
+	// command is what bwrap runs; otherwise handed past the helper in
+	// front of it (prlimit, which sets the process limit inside the
+	// namespace) as env's arguments. Secrets are never arguments: every
+	// user of the host can read a process's arguments.
 	prefix := p.controls.NprocPrefix(s.root.prlimit, lim.Processes)
 	if s.uid != 0 || s.root.env == "" {
 		// As root, the process limit is set before bwrap, on the task's
@@ -141,7 +153,7 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 		return append(append(a, "--"), "/bin/sh", "-c", command), nil
 	}
 	a = append(append(a, "--"), prefix...)
-	a = append(append(a, s.root.env, "-i"), env...)
+	a = append(append(a, s.root.env), env...)
 	return append(a, "/bin/sh", "-c", command), nil
 }
 

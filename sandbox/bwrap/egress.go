@@ -54,6 +54,24 @@ func newEgressPlan(c sandbox.CreateParams) (*egressPlan, error) {
 	return &egressPlan{allow: a}, nil
 }
 
+// with is the plan of one command that may also reach the hosts of
+// allow: nil when neither the sandbox nor the command has a network. The
+// public web of a sandbox that names no hosts stays; the command's hosts
+// are added to it.
+func (e *egressPlan) with(allow []string) (*egressPlan, error) {
+	if len(allow) == 0 {
+		return e, nil
+	}
+	extra, err := egress.ParseAllowlist(allow)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return &egressPlan{allow: extra}, nil
+	}
+	return &egressPlan{allow: e.allow.Union(extra)}, nil
+}
+
 // commandProxy is one command's proxy: it listens in the command's network
 // namespace and records what passed.
 type commandProxy struct {

@@ -357,6 +357,7 @@ func (p *Provider) Info() sandbox.Info {
 		info.Notes = append(info.Notes, fmt.Sprintf("each task runs as a host uid of its own, from %s, in a user namespace of its own (uid %d inside)", p.uids.Range(), SandboxUID))
 	} else {
 		info.Notes = append(info.Notes, fmt.Sprintf("commands run as this user (uid %d) in a user namespace of their own (uid %d inside); tasks share that uid in the host's view", os.Geteuid(), SandboxUID))
+		info.NoProxy = noProxy
 	}
 	if p.filter != nil {
 		info.Notes = append(info.Notes, fmt.Sprintf("system-call filter: %d calls denied (keyrings, io_uring, perf, bpf, mounts, new user namespaces, …; docs/SANDBOX.md)", len(seccomp.Denied())))
@@ -364,6 +365,11 @@ func (p *Provider) Info() sandbox.Info {
 	info.Notes = append(info.Notes, p.notes...)
 	return info
 }
+
+// noProxy is why a server that is not root gives commands no proxy: its
+// listener is made in each command's network namespace, which takes
+// CAP_SYS_ADMIN in the server's own.
+const noProxy = "a task may reach the network only through its proxy, and a server that is not root cannot put the proxy in a command's network"
 
 func diskText(size int64) string {
 	return fmt.Sprintf("ext4 file system of %s and %d files per task (a loop-mounted sparse image), ENOSPC past it", sandbox.SizeText(size), volume.Inodes(size))
@@ -414,7 +420,7 @@ func (p *Provider) Create(ctx context.Context, c sandbox.CreateParams) (sandbox.
 	if net != nil && !p.root {
 		// The proxy's listener is made in each command's network namespace,
 		// which takes CAP_SYS_ADMIN in the server's own.
-		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "a task may reach the network only through its proxy, and a server that is not root cannot put the proxy in a command's network; run skilld as root, or give the agent no config.sandbox.network")
+		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "%s; run skilld as root, or give the agent no config.sandbox.network", noProxy)
 	}
 	env := sandbox.BaseEnv()
 	if net != nil {

@@ -246,8 +246,21 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 	fds := &descriptors{}
 	defer fds.close()
 	fds.add(statusW)
+	plan, err := s.egress.with(p.Allow)
+	if err != nil {
+		return nil, err
+	}
+	own := p.Env
+	if plan != nil && s.egress == nil {
+		if !s.p.root {
+			return nil, skilld.Errorf(skilld.EUNAVAILABLE, "%s (asked for: %s); run skilld as root", noProxy, strings.Join(p.Allow, ", "))
+		}
+		// A sandbox without the network has no proxy variables of its
+		// own: this command gets them.
+		own = sandbox.MergeEnv(proxyEnv(), p.Env)
+	}
 	var proxied chan *commandProxy
-	if s.egress != nil {
+	if plan != nil {
 		// bwrap says where the sandbox's first process is (info), and
 		// waits (block) until its proxy listens there.
 		infoR, infoW, err := os.Pipe()
@@ -264,7 +277,7 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 		fds.add(blockR)
 		proxied = make(chan *commandProxy, 1)
 		go func() {
-			cp, err := s.egress.start(infoR, blockW)
+			cp, err := plan.start(infoR, blockW)
 			if err != nil {
 				// The command runs with no way out; its result says why.
 				cp.events = append(cp.events, sandbox.EgressEvent{Reason: err.Error()})
@@ -272,7 +285,7 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 			proxied <- cp
 		}()
 	}
-	argv, err := s.argv(p.Command, fds, mounts, lim)
+	argv, err := s.argv(p.Command, fds, mounts, lim, plan != nil, own)
 	if err != nil {
 		return nil, err
 	}
@@ -281,9 +294,9 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 	spec := proc.Spec{
 		Argv: argv,
 		// bwrap's own environment is visible to the sandbox's pid 1: keep
-		// it empty of anything but PATH. It starts in / (the sandbox's
-		// folder is root's alone).
-		Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", ExtraFiles: fds.files,
+		// it empty of anything but PATH and the command's own variables
+		// (argv). It starts in / (the sandbox's folder is root's alone).
+		Env: append([]string{"PATH=/usr/bin:/bin"}, own...), Dir: "/", ExtraFiles: fds.files,
 		Limits: lim, Progress: p.Progress,
 	}
 	if s.uid != 0 {

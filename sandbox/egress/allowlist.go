@@ -3,6 +3,7 @@ package egress
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,23 +75,34 @@ func ParseAllowlist(entries []string) (Allowlist, error) {
 // trailing dot, IPv6 addresses in brackets), in the order given; each
 // parses back to itself.
 func (a Allowlist) Entries() []string {
+	var out []string
 	if a.public {
-		return []string{publicEntry.name}
+		out = append(out, publicEntry.name)
 	}
-	out := make([]string, len(a.entries))
-	for i, e := range a.entries {
-		out[i] = e.String()
+	for _, e := range a.entries {
+		out = append(out, e.String())
 	}
 	return out
+}
+
+// Union is what a or b allows: the public web when either has it, and the
+// entries of both, a's first.
+func (a Allowlist) Union(b Allowlist) Allowlist {
+	u := Allowlist{public: a.public || b.public, entries: slices.Clone(a.entries)}
+	for _, e := range b.entries {
+		if !slices.Contains(u.entries, e) {
+			u.entries = append(u.entries, e)
+		}
+	}
+	return u
 }
 
 // matchName finds the entry that lets name (normalized) through on port.
 // When none does, it returns, with false, an entry that names the host for
 // other ports, if there is one, so that the refusal can say so.
 func (a Allowlist) matchName(name string, port int) (entry, bool) {
-	if a.public && publicEntry.allowsPort(port) {
-		return publicEntry, true
-	}
+	// Named entries first, so that a connection is put down to the entry
+	// that names its host rather than to the public web.
 	var near entry
 	for _, e := range a.entries {
 		if e.ip.IsValid() || !e.covers(name) {
@@ -103,6 +115,9 @@ func (a Allowlist) matchName(name string, port int) (entry, bool) {
 			near = e
 		}
 	}
+	if a.public && publicEntry.allowsPort(port) {
+		return publicEntry, true
+	}
 	return near, false
 }
 
@@ -111,9 +126,6 @@ func (a Allowlist) matchName(name string, port int) (entry, bool) {
 // with false.
 func (a Allowlist) matchIP(ip netip.Addr, port int) (entry, bool) {
 	ip = ip.Unmap()
-	if a.public && publicEntry.allowsPort(port) && netaddr.NonPublic(ip) == "" {
-		return publicEntry, true
-	}
 	var near entry
 	for _, e := range a.entries {
 		if !e.ip.IsValid() || e.ip != ip {
@@ -125,6 +137,9 @@ func (a Allowlist) matchIP(ip netip.Addr, port int) (entry, bool) {
 		if !near.ip.IsValid() {
 			near = e
 		}
+	}
+	if a.public && publicEntry.allowsPort(port) && netaddr.NonPublic(ip) == "" {
+		return publicEntry, true
 	}
 	return near, false
 }

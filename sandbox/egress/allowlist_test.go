@@ -172,3 +172,40 @@ func FuzzParseAllowlist(f *testing.F) {
 		checkParsed(t, a)
 	})
 }
+
+// TestUnion: the hosts granted to a command's skills join the agent's
+// list; with the public web, a named entry is still the one a connection
+// is put down to, and a loopback address needs its own entry either way.
+func TestUnion(t *testing.T) {
+	skills, err := ParseAllowlist([]string{"127.0.0.1:9443", "api.example.com:8443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentList, _ := ParseAllowlist([]string{"example.org", "127.0.0.1:9443"})
+	u := agentList.Union(skills)
+	if got := strings.Join(u.Entries(), " "); got != "example.org 127.0.0.1:9443 api.example.com:8443" {
+		t.Errorf("entries %q", got)
+	}
+	if _, ok := u.matchName("api.example.com", 8443); !ok {
+		t.Error("the skill's host is not allowed")
+	}
+	if _, ok := agentList.matchName("api.example.com", 8443); ok {
+		t.Error("the union changed the agent's list")
+	}
+	pub := PublicWeb().Union(skills)
+	if e, ok := pub.matchName("api.example.com", 8443); !ok || e.String() != "api.example.com:8443" {
+		t.Errorf("public web with a named port: %v %v", e, ok)
+	}
+	if e, ok := pub.matchName("www.example.net", 443); !ok || e != publicEntry {
+		t.Errorf("public web: %v %v", e, ok)
+	}
+	if _, ok := pub.matchIP(netip.MustParseAddr("127.0.0.1"), 9443); !ok {
+		t.Error("the loopback address the skill names")
+	}
+	if _, ok := pub.matchIP(netip.MustParseAddr("127.0.0.1"), 443); ok {
+		t.Error("loopback through the public web")
+	}
+	if got := strings.Join(pub.Entries(), " "); got != "* 127.0.0.1:9443 api.example.com:8443" {
+		t.Errorf("public entries %q", got)
+	}
+}

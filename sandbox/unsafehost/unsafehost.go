@@ -125,7 +125,7 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 		return nil, err
 	}
 	defer done()
-	out, err := s.p.controls.Run(ctx, proc.Spec{Argv: []string{"/bin/sh", "-c", p.Command}, Env: s.env, Dir: s.Workspace, Limits: lim, Progress: p.Progress})
+	out, err := s.p.controls.Run(ctx, proc.Spec{Argv: []string{"/bin/sh", "-c", p.Command}, Env: sandbox.MergeEnv(s.env, p.Env), Dir: s.Workspace, Limits: lim, Progress: p.Progress})
 	if err != nil {
 		return nil, err
 	}

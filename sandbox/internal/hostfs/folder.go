@@ -134,6 +134,9 @@ func (f *Folder) Begin(ctx context.Context, p sandbox.ExecParams, defaults sandb
 	if err := sandbox.CheckCommand(p.Command); err != nil {
 		return nil, sandbox.Limits{}, nil, err
 	}
+	if err := sandbox.CheckExecEnv(p.Env); err != nil {
+		return nil, sandbox.Limits{}, nil, err
+	}
 	ctx, done, err := f.Commands.Begin(ctx, f.id)
 	if err != nil {
 		return nil, sandbox.Limits{}, nil, err
