@@ -101,7 +101,12 @@ func (r *run) shell(ctx context.Context, p shellParams) (string, error) {
 	if p.TimeoutS > 0 {
 		lim.Timeout = min(time.Duration(p.TimeoutS)*time.Second, sandbox.MaxTimeout)
 	}
-	res, err := r.cfg.Sandbox.Exec(ctx, sandbox.ExecParams{Command: p.Command, Limits: lim})
+	allow, env, granted := r.commandGrants()
+	if granted != nil {
+		granted.CallRef = callOf(ctx)
+		r.emit(ctx, *granted)
+	}
+	res, err := r.cfg.Sandbox.Exec(ctx, sandbox.ExecParams{Command: p.Command, Limits: lim, Env: env, Allow: allow})
 	if err != nil {
 		return "", err
 	}
@@ -116,7 +121,7 @@ func (r *run) shell(ctx context.Context, p shellParams) (string, error) {
 	if out != "" && !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
-	return out + res.Summary(), nil
+	return out + grantNotes(granted) + res.Summary(), nil
 }
 
 func (r *run) readFile(ctx context.Context, p readFileParams) (string, error) {

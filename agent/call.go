@@ -77,9 +77,12 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	if o.skill != "" {
 		callCtx = context.WithValue(ctx, skillContextKey{}, r.active[o.skill].sc)
 	}
-	report := &callReport{}
+	report := &callReport{ref: refOf(call)}
 	callCtx = context.WithValue(callCtx, callReportKey{}, report)
 	out, err := o.tool.Call(callCtx, call.Arguments)
+	// What a secret's command printed, or a file it wrote, is the model's
+	// to read only with the secret's value replaced by its name.
+	out = r.secrets.redact(out)
 	if err == nil && call.Name != ToolReadToolOutput && call.Name != ActivateSkill {
 		// read_tool_output pages are already bounded; offloading them
 		// again would send the model round in circles. Activations have
@@ -104,10 +107,19 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 // model reads: the exit status of the command it ran, so that the event
 // and the log carry it as a field and readers need not parse the text.
 type callReport struct {
+	ref      CallRef
 	exitCode *int
 }
 
 type callReportKey struct{}
+
+// callOf names the call a tool runs for.
+func callOf(ctx context.Context) CallRef {
+	if r, ok := ctx.Value(callReportKey{}).(*callReport); ok {
+		return r.ref
+	}
+	return CallRef{}
+}
 
 // reportExit records the exit status of the command a call ran.
 func reportExit(ctx context.Context, code int) {
@@ -184,7 +196,7 @@ func (r *run) toolResultAs(ctx context.Context, call model.ToolCall, o toolOutco
 			o = rec
 		}
 	}
-	msg := model.Message{Role: model.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: o.content, IsError: o.isError}
+	msg := model.Message{Role: model.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: r.secrets.redact(o.content), IsError: o.isError}
 	ev := ToolResult{CallRef: refOf(call), Chars: len(msg.Content), ExitCode: o.exitCode}
 	if o.isError {
 		ev.IsError, ev.ErrorCode = true, o.code

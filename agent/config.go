@@ -116,6 +116,12 @@ type Skill struct {
 	// NoUserInvocation refuses "/name" for the skill (user-invocable:
 	// false): only the model activates it.
 	NoUserInvocation bool
+	// Network and Secrets are what an admin approved of the skill's
+	// skilld.yaml: while it is loaded, shell commands may reach these
+	// hosts (besides the agent's own) and get these secrets as
+	// environment variables (from Config.Secrets). Nothing when unloaded.
+	Network []string
+	Secrets []string
 }
 
 // Config is everything a run needs. Model, Window and (when skills are
@@ -179,6 +185,14 @@ type Config struct {
 	// SandboxInfo describes the sandbox's provider; the run records it in
 	// a sandbox.ready event (with the provider's warning, when it has one).
 	SandboxInfo *sandbox.Info
+
+	// Secrets opens the secrets granted to the skills, once per run;
+	// without it commands get none.
+	Secrets SecretSource
+	// NoSkillNetwork, when set, says why the hosts granted to skills are
+	// not opened (the server lets no task reach the network); commands
+	// run without them and their results say so.
+	NoSkillNetwork string
 
 	Tokenizer Counter
 	// Outputs stores large tool outputs; each run gets an in-memory

@@ -41,6 +41,7 @@ const (
 	EventContextWarning      = "context.warning"
 	EventContextCompacted    = "context.compacted"
 	EventToolPreapproved     = "tool.preapproved"
+	EventToolGranted         = "tool.granted"
 )
 
 // Payload is what an event says: one struct per event type, whose JSON

@@ -18,7 +18,7 @@ func Payloads() []Payload {
 	return []Payload{
 		TaskStarted{}, SandboxReady{}, SkillEnvironment{}, SandboxEgress{}, SandboxEgressDenied{},
 		SkillWithheld{}, CatalogShortened{}, Message{}, LLMCallStarted{}, LLMCallCompleted{},
-		ToolCall{}, ToolResult{}, ToolOffloaded{}, ToolDenied{}, ApprovalRequested{}, ApprovalDecided{}, ToolPreapproved{},
+		ToolCall{}, ToolResult{}, ToolOffloaded{}, ToolDenied{}, ApprovalRequested{}, ApprovalDecided{}, ToolPreapproved{}, ToolGranted{},
 		SkillsSearched{}, SkillActivated{}, SkillRefused{}, SkillMaterialized{}, ContextChanged{}, SkillUnloaded{},
 		ContextWarning{}, ContextCompacted{}, TaskResumed{}, TaskCompleted{}, TaskFailed{},
 	}
@@ -229,6 +229,20 @@ type ToolPreapproved struct {
 	Reason  string `json:"reason"`
 }
 
+// ToolGranted is what a shell call's command got from the skills loaded
+// when it ran: the hosts it may reach besides the agent's, and the names
+// (never the values) of the secrets in its environment. Missing names
+// secrets granted but not set in the workspace; NetworkOff says why the
+// hosts were not opened (the server lets no task reach the network).
+type ToolGranted struct {
+	CallRef
+	Skills     []string `json:"skills"`
+	Network    []string `json:"network"`
+	Secrets    []string `json:"secrets"`
+	Missing    []string `json:"missing,omitempty"`
+	NetworkOff string   `json:"network_off,omitempty"`
+}
+
 // SkillsSearched is a search_skills call: the query's length (not its
 // text, which the tool call's message holds) and the skills it returned,
 // best first.
@@ -346,6 +360,7 @@ func (ToolDenied) EventType() string          { return EventToolDenied }
 func (ApprovalRequested) EventType() string   { return EventApprovalRequested }
 func (ApprovalDecided) EventType() string     { return EventApprovalDecided }
 func (ToolPreapproved) EventType() string     { return EventToolPreapproved }
+func (ToolGranted) EventType() string         { return EventToolGranted }
 func (SkillsSearched) EventType() string      { return EventSkillsSearched }
 func (SkillActivated) EventType() string      { return EventSkillActivated }
 func (SkillRefused) EventType() string        { return EventSkillRefused }

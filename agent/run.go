@@ -125,6 +125,9 @@ type run struct {
 	// the index search_skills built at its first call.
 	cat         plannedCatalog
 	searchIndex *skillsearch.Index
+	// secrets are the values granted to the run's skills (nil: none),
+	// redacted from everything the run writes.
+	secrets *secrets
 
 	// History: the view requests are built from, the correction of the
 	// tokenizer's estimates, compaction's count and warning.
@@ -178,7 +181,7 @@ func (r *run) emit(ctx context.Context, p Payload) {
 		// the log's, and the run writes its own once it is live.
 		return
 	}
-	ev := Event{Type: p.EventType(), TaskID: r.task.ID, Payload: p}
+	ev := Event{Type: p.EventType(), TaskID: r.task.ID, Payload: r.secrets.redactPayload(p)}
 	if seq, at, replayed, ok := r.appendLog(ctx, KindEvent, ev); ok && !replayed {
 		ev.Seq, ev.Time = seq, at
 		r.deliver(ev)
@@ -220,6 +223,7 @@ func (r *run) write(ctx context.Context, kind string, v any) (seq int64, at time
 	if err != nil {
 		return 0, time.Time{}, err
 	}
+	payload = r.secrets.redactJSON(payload)
 	err = outage.WaitOut(context.WithoutCancel(ctx), r.cfg.StorageRetry, "the task log", func(ctx context.Context) (err error) {
 		seq, at, err = r.cfg.Log.Append(ctx, kind, payload)
 		return err
@@ -335,7 +339,13 @@ func (r *run) begin(ctx context.Context) bool {
 	// The built-in tools are made before task.started so that it can say
 	// which tools the policy withholds; a failure to make them still
 	// comes after task.started, as before.
-	builtins, err := r.builtinTools()
+	// Secrets are opened first: nothing is written before their values
+	// can be redacted from it.
+	err := r.loadSecrets(ctx)
+	builtins, berr := r.builtinTools()
+	if err == nil {
+		err = berr
+	}
 	withheld := r.withheldTools(builtins)
 	started := TaskStarted{InputChars: len(r.task.Input), Skills: len(r.cfg.Skills) + len(r.cfg.GoSkills), Window: r.cfg.Window,
 		Placement: r.cfg.Placement, MaxLoaded: r.cfg.MaxLoaded, MaxMessages: r.cfg.MaxMessages, Compaction: !r.cfg.NoCompaction,

@@ -79,7 +79,9 @@ type fixture struct {
 	model *playModel
 	// sandboxes holds the tasks' sandboxes, kept after each task.
 	sandboxes string
-	sbx       sandbox.Provider
+	// blobDir holds the blob store's files.
+	blobDir string
+	sbx     sandbox.Provider
 }
 
 func newFixture(t *testing.T, open storetest.Opener) *fixture {
@@ -89,12 +91,19 @@ func newFixture(t *testing.T, open storetest.Opener) *fixture {
 // newFixtureWith lets a test change the executor's config (its sandbox
 // settings); by default sandboxes are kept for the test to look into.
 func newFixtureWith(t *testing.T, open storetest.Opener, adjust func(*executor.Config)) *fixture {
+	return newFixtureOf(t, open, adjust, service.Config{})
+}
+
+// newFixtureOf is newFixtureWith with the service's configuration (its
+// Executor is the fixture's).
+func newFixtureOf(t *testing.T, open storetest.Opener, adjust func(*executor.Config), svcCfg service.Config) *fixture {
 	db := open(t)
-	blobs, err := fsblob.New(t.TempDir())
+	blobDir := t.TempDir()
+	blobs, err := fsblob.New(blobDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{db: db, data: t.TempDir(), model: &playModel{}}
+	f := &fixture{db: db, data: t.TempDir(), model: &playModel{}, blobDir: blobDir}
 	sbx, sbCfg := bwraptest.New(t)
 	f.sandboxes, f.sbx = sbCfg.Root, sbx
 	cfg := executor.Config{DB: db, Blobs: blobs, Sandboxes: sbx, KeepSandboxes: true,
@@ -105,11 +114,12 @@ func newFixtureWith(t *testing.T, open storetest.Opener, adjust func(*executor.C
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	f.svc = service.New(db, blobs, nil, service.Config{Executor: func(svc *service.Service) service.Executor {
+	svcCfg.Executor = func(svc *service.Service) service.Executor {
 		cfg.Service = svc
 		f.exec = executor.New(cfg)
 		return f.exec
-	}})
+	}
+	f.svc = service.New(db, blobs, nil, svcCfg)
 	t.Cleanup(f.exec.Shutdown)
 	secret, err := f.svc.Bootstrap(t.Context(), "")
 	if err != nil {

@@ -420,6 +420,15 @@ func (l *Local) agentFor(ctx context.Context, t *skilld.Task, opts RunOptions, n
 	cfg.Outputs = taskOutputs{blobs: l.cfg.Blobs, db: l.cfg.DB, taskID: t.ID, budget: budget}
 	cfg.Log = &taskLog{db: l.cfg.DB, taskID: t.ID, budget: budget, next: next}
 	cfg.Gate = opts.Gate
+	cfg.Secrets = func(ctx context.Context, names []string) (map[string]string, error) {
+		return l.secretValues(ctx, t.WorkspaceID, names)
+	}
+	switch {
+	case !l.cfg.AllowNetwork:
+		cfg.NoSkillNetwork = "this server lets no task reach the network (start it with --sandbox-network)"
+	case info.NoProxy != "":
+		cfg.NoSkillNetwork = info.NoProxy
+	}
 	a, err := agent.New(cfg)
 	return a, sb, err
 }
@@ -441,12 +450,32 @@ func (l *Local) runConfig(ctx context.Context, t *skilld.Task, snap *service.Sna
 	}, nil
 }
 
+// secretValues opens the workspace's secrets of the given names for a
+// run; a name not set is left out.
+func (l *Local) secretValues(ctx context.Context, workspaceID string, names []string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	for _, n := range names {
+		v, err := l.cfg.Service.SecretValue(ctx, workspaceID, n)
+		switch {
+		case skilld.ErrorCode(err) == skilld.ENOTFOUND:
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("secret %s: %w", n, err)
+		}
+		out[n] = string(v)
+	}
+	return out, nil
+}
+
 // runSkills are a snapshot's skills as the runtime takes them.
 func runSkills(snap *service.Snapshot) []agent.Skill {
 	skills := make([]agent.Skill, len(snap.Skills))
 	for i, s := range snap.Skills {
 		skills[i] = agent.Skill{ID: s.ID, Name: s.Name, Description: s.Description, Digest: s.Digest, Files: s.Files, Headings: s.Headings, Rank: s.Rank, Withheld: s.Withheld,
 			NoModelInvocation: s.NoModelInvocation, NoUserInvocation: s.NoUserInvocation}
+		if g := s.Grants; g != nil {
+			skills[i].Network, skills[i].Secrets = g.Network, g.Secrets
+		}
 	}
 	return skills
 }

@@ -2,14 +2,20 @@ package service
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/permissions"
 	"github.com/skilld/skilld/store"
 )
 
-// MaxSecretSize bounds a secret's value.
-const MaxSecretSize = 64 << 10
+// MaxSecretSize bounds a secret's value; MinSecretSize is the shortest
+// value that can be told apart from ordinary output, and so redacted.
+const (
+	MaxSecretSize = 64 << 10
+	MinSecretSize = 4
+)
 
 type SecretRef struct {
 	Name string `json:"name" path:"name" jsonschema:"the secret's name, an environment variable name (A-Z, 0-9, _)"`
@@ -36,8 +42,13 @@ func (s *Service) PutSecret(ctx context.Context, a Actor, p PutSecretParams) err
 	if err := checkSecretName(p.Name); err != nil {
 		return err
 	}
-	if p.Value == "" || len(p.Value) > MaxSecretSize {
-		return &skilld.Error{Code: skilld.EINVALID, Message: "a secret's value must be 1 to 65536 bytes", Details: []skilld.Detail{{Field: "value", Message: "empty or over 64 KiB"}}}
+	switch {
+	case len(p.Value) < MinSecretSize || len(p.Value) > MaxSecretSize:
+		return &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("a secret's value must be %d to %d bytes (a shorter one could not be told apart from ordinary output, and so could not be kept out of task logs)", MinSecretSize, MaxSecretSize),
+			Details: []skilld.Detail{{Field: "value", Message: fmt.Sprintf("%d bytes", len(p.Value))}}}
+	case strings.IndexByte(p.Value, 0) >= 0:
+		return &skilld.Error{Code: skilld.EINVALID, Message: "a secret's value must not hold a NUL byte: it is given to commands as an environment variable",
+			Details: []skilld.Detail{{Field: "value", Message: "holds a NUL byte"}}}
 	}
 	keyID, sealed, err := s.cfg.Secrets.Seal(a.WorkspaceID, p.Name, []byte(p.Value))
 	if err != nil {

@@ -41,6 +41,11 @@ func testSecrets(t *testing.T, open storetest.Opener) {
 	wantCode(t, put(e.member, "API_TOKEN", value), skilld.EFORBIDDEN)
 	wantCode(t, put(e.admin, "api-token", value), skilld.EINVALID)
 	wantCode(t, put(e.admin, "API_TOKEN", ""), skilld.EINVALID)
+	// Too short to be told apart from ordinary output (and redacted), a
+	// NUL no environment variable can hold, a name that steers the locale.
+	wantCode(t, put(e.admin, "API_TOKEN", "abc"), skilld.EINVALID)
+	wantCode(t, put(e.admin, "API_TOKEN", "ab\x00cd"), skilld.EINVALID)
+	wantCode(t, put(e.admin, "LC_ALL", value), skilld.EINVALID)
 	wantCode(t, put(e.admin, "API_TOKEN", strings.Repeat("x", service.MaxSecretSize+1)), skilld.EINVALID)
 	if err := put(e.admin, "API_TOKEN", value); err != nil {
 		t.Fatal(err)
@@ -87,7 +92,7 @@ func testSecrets(t *testing.T, open storetest.Opener) {
 	wantCode(t, e.svc.DeleteSecret(ctx, e.admin, service.SecretRef{Name: "API_TOKEN"}), skilld.ENOTFOUND)
 
 	keyless := newEnv(t, open, service.Config{}, nil)
-	err = keyless.svc.PutSecret(ctx, keyless.admin, service.PutSecretParams{SecretRef: service.SecretRef{Name: "A"}, Value: "v"})
+	err = keyless.svc.PutSecret(ctx, keyless.admin, service.PutSecretParams{SecretRef: service.SecretRef{Name: "A"}, Value: "value"})
 	wantCode(t, err, skilld.EUNAVAILABLE)
 	if msg := skilld.ErrorMessage(err); !strings.Contains(msg, "--secrets-key-file") || !strings.Contains(msg, "SKILLD_SECRETS_KEY") {
 		t.Errorf("keyless refusal says %q", msg)
