@@ -33,6 +33,19 @@ type InstallRule struct {
 	Rules             []string              `json:"rules,omitempty"`
 	EvalMaxRegression *float64              `json:"eval_max_regression,omitempty"`
 	RequireSignature  *SignatureRequirement `json:"require_signature,omitempty"`
+	// ApprovePermissions, on an allow rule, approves beforehand what the
+	// skilld.yaml of the skills it matches (by Registry and MinTrust
+	// alone; a rule with neither matches every skill, written in the
+	// workspace too) asks for, when these hosts and secrets cover it.
+	ApprovePermissions *PermissionGrant `json:"approve_permissions,omitempty"`
+}
+
+// PermissionGrant is what an install rule approves beforehand: host
+// patterns as skilld.yaml writes them ("*.example.com" covers its
+// subdomains, a host without a port every port) and secret names.
+type PermissionGrant struct {
+	Network []string `json:"network,omitempty"`
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // SignatureRequirement is the signature an install rule asks of a

@@ -125,11 +125,83 @@ func (s *Service) skillPermissions(ctx context.Context, sk *skilld.Skill, digest
 	if err != nil {
 		return nil, err
 	}
+	return s.decidePermissionsOf(ctx, sk, digest, req, nil)
+}
+
+// decidePermissionsOf decides req of sk's package digest by the skill's
+// approvals, then by the workspace's pre-approving install rules (rules,
+// when the caller has them; read otherwise).
+func (s *Service) decidePermissionsOf(ctx context.Context, sk *skilld.Skill, digest string, req permissions.Request, rules []skilld.InstallRule) (*SkillPermissions, error) {
 	approvals, err := s.db.PermissionApprovalList(ctx, &store.PermissionApprovalListParams{WorkspaceID: sk.WorkspaceID, SkillID: sk.ID})
 	if err != nil {
 		return nil, err
 	}
-	return decidePermissions(digest, req, approvals), nil
+	out := decidePermissions(digest, req, approvals)
+	if out.State != PermissionsNeeded {
+		return out, nil
+	}
+	if rules == nil {
+		pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: sk.WorkspaceID})
+		if err != nil {
+			return nil, err
+		}
+		rules = pol.InstallRules
+	}
+	if i, ok := preapproving(rules, sk.Registry, sk.Trust, req); ok {
+		approved := req.Normalized()
+		out.State, out.Approved, out.ApprovedBy = PermissionsApproved, &approved, fmt.Sprintf("install policy rule %d", i+1)
+	}
+	return out, nil
+}
+
+// preapproving finds the allow rule with approve_permissions that matches
+// a skill of registry ("" for one written in the workspace) and trust and
+// covers req.
+func preapproving(rules []skilld.InstallRule, registry string, trust skilld.Trust, req permissions.Request) (int, bool) {
+	for i, r := range rules {
+		g := r.ApprovePermissions
+		switch {
+		case g == nil || r.Effect != skilld.EffectAllow:
+			continue
+		case r.Registry != "" && r.Registry != registry:
+			continue
+		case r.MinTrust != "" && (registry == "" || trust.Rank() < r.MinTrust.Rank()):
+			continue
+		}
+		if permissions.Covers(permissions.Request{Network: g.Network, Secrets: g.Secrets}, req) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// checkPreapproval checks rule i's approve_permissions (lowercasing its
+// hosts): on an allow rule, matching by registry and trust alone.
+func checkPreapproval(i int, r *skilld.InstallRule) error {
+	g := r.ApprovePermissions
+	if g == nil {
+		return nil
+	}
+	field := fmt.Sprintf("install_rules[%d].approve_permissions", i)
+	if r.Effect != skilld.EffectAllow || r.OnFindings() || r.RequireSignature != nil || r.EvalMaxRegression != nil {
+		return invalidField(field, "approve_permissions goes on an allow rule that matches by registry and min_trust alone (no max_severity, rules, require_signature or eval_max_regression)")
+	}
+	if len(g.Network)+len(g.Secrets) == 0 {
+		return invalidField(field, "approve_permissions names no host and no secret")
+	}
+	for j, h := range g.Network {
+		host, err := permissions.CheckHost(h)
+		if err != nil {
+			return invalidField(fmt.Sprintf("%s.network[%d]", field, j), "%v", err)
+		}
+		g.Network[j] = host
+	}
+	for j, n := range g.Secrets {
+		if err := permissions.CheckSecretName(n); err != nil {
+			return invalidField(fmt.Sprintf("%s.secrets[%d]", field, j), "%v", err)
+		}
+	}
+	return nil
 }
 
 // decidePermissions: the approval of digest itself when it covers req,
@@ -208,17 +280,17 @@ func (s *Service) checkPermissionsCovered(ctx context.Context, sk *skilld.Skill,
 
 // grants are what a run may give the skill at digest: what it asks for
 // when that is approved, nothing otherwise.
-func (s *Service) grants(ctx context.Context, workspaceID, skillID, digest string, files []skilld.PackageFile) (*Grants, error) {
-	req, err := s.packageRequest(ctx, digest, files)
+func (s *Service) grants(ctx context.Context, sk *skilld.Skill, digest string, rules []skilld.InstallRule) (*Grants, error) {
+	req, err := s.packageRequest(ctx, digest, nil)
 	if err != nil || req.Empty() {
 		return nil, err
 	}
-	approvals, err := s.db.PermissionApprovalList(ctx, &store.PermissionApprovalListParams{WorkspaceID: workspaceID, SkillID: skillID})
+	p, err := s.decidePermissionsOf(ctx, sk, digest, req, rules)
 	if err != nil {
 		return nil, err
 	}
 	g := &Grants{Network: []string{}, Secrets: []string{}}
-	if decidePermissions(digest, req, approvals).State == PermissionsApproved {
+	if p.State == PermissionsApproved {
 		g.Network, g.Secrets = req.Normalized().Network, req.Normalized().Secrets
 	}
 	return g, nil

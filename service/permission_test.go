@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -113,5 +114,90 @@ func testPermissions(t *testing.T, open storetest.Opener) {
 	theirs := must[*service.SkillView](t)(e.svc.InstallSkill(ctx, e.other, service.InstallSkillParams{Item: "acme/fetch"}))
 	if p := must[*service.SkillPermissions](t)(e.svc.GetSkillPermissions(ctx, e.other, ref(theirs.ID))); p.State != service.PermissionsNeeded {
 		t.Errorf("another workspace's install: %+v", p)
+	}
+}
+
+func TestPermissionPreapproval(t *testing.T) {
+	forDrivers(t, func(t *testing.T, open storetest.Opener) { testPermissionPreapproval(t, open) })
+}
+
+// testPermissionPreapproval: an allow rule's approve_permissions approves
+// beforehand a request its hosts and secrets cover, for the skills it
+// matches by registry and trust; a request asking for more, or a skill the
+// rule does not match, still needs an admin; a rule of another kind
+// carrying it is refused naming the field.
+func testPermissionPreapproval(t *testing.T, open storetest.Opener) {
+	e := newEnv(t, open, service.Config{}, nil)
+	ctx := t.Context()
+	must[*skilld.Registry](t)(e.svc.CreateRegistry(ctx, e.root, service.CreateRegistryParams{Name: "acme", Trust: skilld.TrustCommunity}))
+	ref := func(id string) service.GetSkillParams {
+		return service.GetSkillParams{SkillRef: service.SkillRef{ID: id}}
+	}
+	state := func(id string) *service.SkillPermissions {
+		t.Helper()
+		return must[*service.SkillPermissions](t)(e.svc.GetSkillPermissions(ctx, e.viewer, ref(id)))
+	}
+	publishDeclaring(t, e, "fetch", "network: [api.example.com]\nsecrets: [API_TOKEN]\n")
+	publishDeclaring(t, e, "wide", "network: [api.example.com, other.org]\n")
+	fetch := must[*service.SkillView](t)(e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "acme/fetch"}))
+	wide := must[*service.SkillView](t)(e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "acme/wide"}))
+	local := must[*service.SkillView](t)(e.svc.CreateSkill(ctx, e.member, service.CreateSkillParams{Files: map[string]string{
+		"SKILL.md": skillMD("mine", "Fetches mine."), "skilld.yaml": "network: [api.example.com]\n"}}))
+
+	grant := &skilld.PermissionGrant{Network: []string{"*.EXAMPLE.com"}, Secrets: []string{"API_TOKEN"}}
+	put := func(rules ...skilld.InstallRule) error {
+		_, err := e.svc.PutPolicy(ctx, e.admin, service.PutPolicyParams{InstallRules: rules})
+		return err
+	}
+	// Trusted at least "verified": acme (community) is not matched.
+	if err := put(skilld.InstallRule{Effect: skilld.EffectAllow, Registry: "acme", MinTrust: skilld.TrustVerified, ApprovePermissions: grant}); err != nil {
+		t.Fatal(err)
+	}
+	if p := state(fetch.ID); p.State != service.PermissionsNeeded {
+		t.Errorf("a rule for trusted registries pre-approved a community skill: %+v", p)
+	}
+	if err := put(skilld.InstallRule{Effect: skilld.EffectAllow, Registry: "acme", ApprovePermissions: grant}); err != nil {
+		t.Fatal(err)
+	}
+	if p := state(fetch.ID); p.State != service.PermissionsApproved || p.Approved == nil || !reflect.DeepEqual(p.Approved.Network, []string{"api.example.com"}) {
+		t.Errorf("covered by the rule: %+v", p)
+	}
+	if p := state(wide.ID); p.State != service.PermissionsNeeded {
+		t.Errorf("asking for a host the rule does not cover: %+v", p)
+	}
+	if p := state(local.ID); p.State != service.PermissionsNeeded {
+		t.Errorf("a rule for registry acme pre-approved a skill written here: %+v", p)
+	}
+	// A rule naming no registry matches skills written here too; the run
+	// gets the grants.
+	if err := put(skilld.InstallRule{Effect: skilld.EffectAllow, ApprovePermissions: grant}); err != nil {
+		t.Fatal(err)
+	}
+	if p := state(local.ID); p.State != service.PermissionsApproved {
+		t.Errorf("a rule for every skill: %+v", p)
+	}
+	ag := must[*skilld.Agent](t)(e.svc.CreateAgent(ctx, e.member, service.AgentParams{Name: "a", Config: skilld.AgentConfig{Instruction: "Work.", Model: "openai:gpt-4o-mini"},
+		Skills: []service.AgentSkillRef{{Skill: fetch.ID}, {Skill: wide.ID}}}))
+	snap := must[*service.Snapshot](t)(e.svc.Resolve(ctx, e.member.WorkspaceID, ag))
+	for _, s := range snap.Skills {
+		want := 0
+		if s.Name == "fetch" {
+			want = 1
+		}
+		if s.Grants == nil || len(s.Grants.Network) != want {
+			t.Errorf("grants of %s: %+v", s.Name, s.Grants)
+		}
+	}
+
+	for field, rule := range map[string]skilld.InstallRule{
+		"install_rules[0].approve_permissions":            {Effect: skilld.EffectDeny, ApprovePermissions: grant},
+		"install_rules[0].approve_permissions.network[0]": {Effect: skilld.EffectAllow, ApprovePermissions: &skilld.PermissionGrant{Network: []string{"https://x.org/"}}},
+		"install_rules[0].approve_permissions.secrets[0]": {Effect: skilld.EffectAllow, ApprovePermissions: &skilld.PermissionGrant{Secrets: []string{"LD_PRELOAD"}}},
+	} {
+		err := put(rule)
+		var se *skilld.Error
+		if !errors.As(err, &se) || se.Code != skilld.EINVALID || len(se.Details) == 0 || se.Details[0].Field != field {
+			t.Errorf("%s: %v", field, err)
+		}
 	}
 }

@@ -51,6 +51,9 @@ func (s *Service) PutPolicy(ctx context.Context, a Actor, p PutPolicyParams) (*s
 		if err := checkRequirement(i, r); err != nil {
 			return nil, err
 		}
+		if err := checkPreapproval(i, &p.InstallRules[i]); err != nil {
+			return nil, err
+		}
 	}
 	pol, err := s.db.PolicyPut(ctx, &store.PolicyPutParams{WorkspaceID: a.WorkspaceID, InstallRules: p.InstallRules, Tools: p.Tools})
 	if err != nil {

@@ -181,7 +181,7 @@ func (s *Service) Resolve(ctx context.Context, workspaceID string, ag *skilld.Ag
 		if w != nil {
 			ss.Withheld = fmt.Sprintf("%s (skill from registry %q, trust %s)", w, sk.Registry, sk.Trust)
 		}
-		if ss.Grants, err = s.grants(ctx, workspaceID, sk.ID, digest, nil); err != nil {
+		if ss.Grants, err = s.grants(ctx, sk, digest, pol.InstallRules); err != nil {
 			return nil, err
 		}
 		if att.Version > 0 {
