@@ -14,6 +14,66 @@ func TestSignatures(t *testing.T) {
 	forDrivers(t, func(t *testing.T, open storetest.Opener) { testKeyedSignatures(t, open) })
 }
 
+func TestSigstoreSignatures(t *testing.T) {
+	forDrivers(t, func(t *testing.T, open storetest.Opener) { testSigstoreSignatures(t, open) })
+}
+
+// A Sigstore of the test's own signs packages for identities; against its
+// trusted root the server shows each signer, and a rule requiring an
+// identity admits the package signed by it and refuses one signed by
+// another identity, one signed for other bytes and an unsigned one, at
+// install and at run start.
+func testSigstoreSignatures(t *testing.T, open storetest.Opener) {
+	ss := signaturetest.NewSigstore(t)
+	e := newEnv(t, open, service.Config{Sigstore: ss.Verifier(t)}, nil)
+	ctx := t.Context()
+	const issuer = "https://issuer.example.com"
+	must[*skilld.Registry](t)(e.svc.CreateRegistry(ctx, e.root, service.CreateRegistryParams{Name: "team", Trust: skilld.TrustVerified}))
+	good := publishSigned(t, e, "team", "lint", "Lint", ss.SignSkill(t, skillMD("lint", "Lint"), "alice@example.com", issuer))
+	if s := good.Signature; s == nil || !s.Verified || s.Subject != "alice@example.com" || s.Issuer != issuer || s.KeyID != "" {
+		t.Fatalf("published signature %+v", good.Signature)
+	}
+	stranger := publishSigned(t, e, "team", "fmt", "Format", ss.SignSkill(t, skillMD("fmt", "Format"), "mallory@evil.example", issuer))
+	if s := stranger.Signature; s == nil || !s.Verified || s.Subject != "mallory@evil.example" {
+		t.Fatalf("a stranger's signature %+v", stranger.Signature)
+	}
+	tampered := publishSigned(t, e, "team", "vet", "Vet", ss.SignSkill(t, skillMD("vet", "Another text"), "alice@example.com", issuer))
+	if s := tampered.Signature; s == nil || s.Verified || s.Error == "" {
+		t.Fatalf("a signature over other bytes %+v", tampered.Signature)
+	}
+	// Signed by another Sigstore: not verified against this root.
+	foreign := publishSigned(t, e, "team", "doc", "Doc", signaturetest.NewSigstore(t).SignSkill(t, skillMD("doc", "Doc"), "alice@example.com", issuer))
+	if s := foreign.Signature; s == nil || s.Verified {
+		t.Fatalf("a foreign Sigstore's signature %+v", foreign.Signature)
+	}
+	publish(t, e, "team", "plain", "Plain")
+
+	must[*skilld.Policy](t)(e.svc.PutPolicy(ctx, e.admin, service.PutPolicyParams{InstallRules: []skilld.InstallRule{
+		{Effect: skilld.EffectDeny, Registry: "team", RequireSignature: &skilld.SignatureRequirement{Issuer: "^https://issuer\\.example\\.com$", Subject: "@example\\.com$"}},
+	}}))
+	in := must[*service.SkillView](t)(e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "team/lint"}))
+	for _, item := range []string{"fmt", "vet", "doc", "plain"} {
+		_, err := e.svc.InstallSkill(ctx, e.member, service.InstallSkillParams{Item: "team/" + item})
+		if wantCode(t, err, skilld.EFORBIDDEN); err == nil || !strings.Contains(err.Error(), "rule 1") {
+			t.Errorf("install of %s: %v", item, err)
+		}
+	}
+	ag := must[*skilld.Agent](t)(e.svc.CreateAgent(ctx, e.member, service.AgentParams{
+		Name: "a", Config: skilld.AgentConfig{Instruction: "Work.", Model: "openai:gpt-4o-mini"},
+		Skills: []service.AgentSkillRef{{Skill: in.ID}},
+	}))
+	if snap := must[*service.Snapshot](t)(e.svc.Resolve(ctx, e.member.WorkspaceID, ag)); len(snap.Skills) != 1 || snap.Skills[0].Withheld != "" {
+		t.Fatalf("run start: %+v", snap.Skills)
+	}
+	// Requiring someone else withholds it at the next run start.
+	must[*skilld.Policy](t)(e.svc.PutPolicy(ctx, e.admin, service.PutPolicyParams{InstallRules: []skilld.InstallRule{
+		{Effect: skilld.EffectDeny, Registry: "team", RequireSignature: &skilld.SignatureRequirement{Subject: "^bob@example\\.com$"}},
+	}}))
+	if snap := must[*service.Snapshot](t)(e.svc.Resolve(ctx, e.member.WorkspaceID, ag)); len(snap.Skills) != 1 || !strings.Contains(snap.Skills[0].Withheld, "install policy rule 1") {
+		t.Errorf("run start under another identity's rule: %+v", snap.Skills)
+	}
+}
+
 func publishSigned(t *testing.T, e *env, registry, name, desc string, bundle []byte) *service.PublishedItem {
 	t.Helper()
 	return must[*service.PublishedItem](t)(e.svc.PublishCatalogItem(t.Context(), e.root, service.PublishCatalogItemParams{

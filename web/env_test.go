@@ -39,12 +39,18 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, service.Config{})
+}
+
+// newEnvWith is newEnv with the service configured by cfg.
+func newEnvWith(t *testing.T, cfg service.Config) *env {
+	t.Helper()
 	e := &env{t: t, db: storetest.Drivers(t)[0].Open(t)}
 	blobs, err := fsblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.svc = service.New(e.db, blobs, nil, service.Config{})
+	e.svc = service.New(e.db, blobs, nil, cfg)
 	secret, err := e.svc.Bootstrap(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)

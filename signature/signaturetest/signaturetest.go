@@ -1,4 +1,5 @@
-// Package signaturetest makes real keyed Sigstore bundles for tests.
+// Package signaturetest makes real Sigstore bundles for tests: keyed ones,
+// and ones from a Sigstore of the test's own.
 package signaturetest
 
 import (
