@@ -5,6 +5,7 @@ package signaturetest
 import (
 	"testing"
 
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 
@@ -45,6 +46,12 @@ func (k *Key) Sign(t testing.TB, artifact []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return marshal(t, pb)
+}
+
+// marshal is the JSON of bundle pb.
+func marshal(t testing.TB, pb *protobundle.Bundle) []byte {
+	t.Helper()
 	b, err := bundle.NewBundle(pb)
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +67,16 @@ func (k *Key) Sign(t testing.TB, artifact []byte) []byte {
 // this text: the bundle a publisher of that skill would upload.
 func (k *Key) SignSkill(t testing.TB, skillMD string) []byte {
 	t.Helper()
+	return k.Sign(t, manifestOf(t, skillMD))
+}
+
+// manifestOf is the manifest of the package made of one SKILL.md with
+// this text: what its digest is the SHA-256 of, and a signature covers.
+func manifestOf(t testing.TB, skillMD string) []byte {
+	t.Helper()
 	p, err := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(skillMD)}}, pack.InlineLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return k.Sign(t, p.Manifest())
+	return p.Manifest()
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/signature"
 )
 
@@ -106,24 +105,12 @@ func (s *Sigstore) Sign(t testing.TB, artifact []byte, subject, issuer string) [
 			Signature:     msg.Signature(),
 		}},
 	}
-	b, err := bundle.NewBundle(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := b.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return js
+	return marshal(t, pb)
 }
 
 // SignSkill signs, as subject at issuer, the manifest of the package made
 // of one SKILL.md with this text.
 func (s *Sigstore) SignSkill(t testing.TB, skillMD, subject, issuer string) []byte {
 	t.Helper()
-	p, err := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte(skillMD)}}, pack.InlineLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.Sign(t, p.Manifest(), subject, issuer)
+	return s.Sign(t, manifestOf(t, skillMD), subject, issuer)
 }
