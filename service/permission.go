@@ -149,7 +149,7 @@ func (s *Service) decidePermissionsOf(ctx context.Context, sk *skilld.Skill, dig
 	}
 	if i, ok := preapproving(rules, sk.Registry, sk.Trust, req); ok {
 		approved := req.Normalized()
-		out.State, out.Approved, out.ApprovedBy = PermissionsApproved, &approved, fmt.Sprintf("install policy rule %d", i+1)
+		out.State, out.Approved, out.ApprovedBy, out.ApprovedDigest = PermissionsApproved, &approved, fmt.Sprintf("install policy rule %d", i+1), digest
 	}
 	return out, nil
 }

@@ -4,6 +4,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/service"
 )
 
 // TestPermissionsSection: the skill page shows what the package asks for
@@ -50,5 +53,26 @@ func TestPermissionsSection(t *testing.T) {
 	}
 	if list := element(t, done, "permissions"); !strings.Contains(list, "Approved network") {
 		t.Errorf("approved list: %s", list[:min(len(list), 400)])
+	}
+}
+
+// A request an install rule approves beforehand reads as approved by that
+// rule, with nothing for an admin to click.
+func TestPermissionsPreapprovedByPolicy(t *testing.T) {
+	e := newEnv(t)
+	sk := e.skill(e.member, map[string]string{
+		"SKILL.md":    skillMD("fetch", "Fetches things.", "Fetch.\n"),
+		"skilld.yaml": "network: [api.example.com]\n",
+	})
+	if _, err := e.svc.PutPolicy(t.Context(), e.admin, service.PutPolicyParams{InstallRules: []skilld.InstallRule{
+		{Effect: skilld.EffectAllow, ApprovePermissions: &skilld.PermissionGrant{Network: []string{"*.example.com"}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	p := e.signedIn(e.adminTok).get("/ui/skills/" + sk.ID)
+	if st := element(t, p, "permissions-state"); !strings.Contains(st, "Approved by install policy rule 1.") {
+		t.Errorf("state: %s", st)
+	}
+	if strings.Contains(p.body, `id="approve-permissions"`) {
+		t.Error("an Approve button for a request the policy approved")
 	}
 }
