@@ -13,7 +13,7 @@ import (
 	"github.com/skilld/skilld/sandbox/sandboxtest"
 )
 
-func newProvider(t *testing.T) *Provider {
+func newProvider(t testing.TB) *Provider {
 	t.Helper()
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		if os.Getenv("CI") == "true" {
