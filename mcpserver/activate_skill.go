@@ -18,16 +18,24 @@ type activateSkillParams struct {
 	SkillName string `json:"skill_name" jsonschema:"the name of the skill to activate, from list_skills"`
 }
 
-// activateSkillTool builds activate_skill with skill_name an enum of
-// exactly the disclosed skills, so a model cannot invent one (the call
-// still checks the name against the policy now: the enum may be stale).
-func (s *Server) activateSkillTool(names []string) *tool.Tool {
+// activateSkillTool builds activate_skill with schema, which
+// activateSkillSchema made.
+func (s *Server) activateSkillTool(schema *jsonschema.Schema) *tool.Tool {
 	t, err := tool.New(toolActivateSkill, "Load a skill's instructions (its SKILL.md) and the list of its files. "+
 		"Call it before working on a task a skill covers; read the files it lists with read_skill_file.",
 		func(ctx context.Context, p activateSkillParams) (string, error) { return s.activate(ctx, p.SkillName) })
 	if err != nil {
 		panic(err)
 	}
+	t.Schema = schema
+	return t
+}
+
+// activateSkillSchema is activate_skill's input schema with skill_name an
+// enum of exactly the disclosed skills, so a model cannot invent one (the
+// call still checks the name against the policy now: the enum may be
+// stale). Sessions share it: nothing may change it once made.
+func activateSkillSchema(names []string) *jsonschema.Schema {
 	name := &jsonschema.Schema{Type: "string", Description: "the name of the skill to activate, from list_skills"}
 	if len(names) > 0 {
 		// An empty enum would match nothing and some clients reject it;
@@ -39,13 +47,21 @@ func (s *Server) activateSkillTool(names []string) *tool.Tool {
 	} else {
 		name.Description = "no skills are available in this workspace yet"
 	}
-	t.Schema = &jsonschema.Schema{
+	return &jsonschema.Schema{
 		Type:                 "object",
 		Properties:           map[string]*jsonschema.Schema{"skill_name": name},
 		Required:             []string{"skill_name"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
-	return t
+}
+
+// activationKey names one rendering of activate_skill: a package
+// published under a name and description, fitted to a session's budget.
+// The server's tokenizer is the same for all its sessions.
+type activationKey struct {
+	pkg, name, description string
+	window                 int
+	share                  float64
 }
 
 // activate renders a skill's entry as a run does: the whole SKILL.md in
@@ -57,6 +73,12 @@ func (s *Server) activate(ctx context.Context, name string) (string, error) {
 	sk, err := s.skill(ctx, name)
 	if err != nil {
 		return "", err
+	}
+	// Whether the skill is disclosed was asked now; what it renders to
+	// follows from its package and the budget.
+	k := activationKey{sk.Digest, sk.Name, sk.Description, s.opts.Window, s.opts.EntryShare}
+	if content, ok := s.opts.caches.activations.get(k); ok && sk.Digest != "" {
+		return content, nil
 	}
 	list, err := s.files(ctx, sk)
 	if err != nil {
@@ -87,8 +109,12 @@ func (s *Server) activate(ctx context.Context, name string) (string, error) {
 		},
 	}
 	content, n, _, ok, err := agent.FitEntry(sk.Name, string(md), files, f, limit, s.opts.Tokenizer.Count)
-	if err != nil || ok {
-		return content, err
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		k.pkg = list.Digest
+		return s.opts.caches.activations.put(k, content), nil
 	}
 	return "", skilld.Errorf(skilld.ETOOLARGE, "skill %q was not activated: even its shortest summary needs %d tokens, more than the %d allowed for one skill (%.0f%% of a %d-token window)",
 		sk.Name, n, limit, 100*s.opts.EntryShare, s.opts.Window)

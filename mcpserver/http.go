@@ -57,9 +57,9 @@ func HTTPHandler(svc *service.Service, opts HTTPOptions) http.Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.skillMDs == nil {
-		// One for all sessions: every new session lists every skill.
-		opts.skillMDs = newSkillMDCache()
+	if opts.caches == nil {
+		// One for all sessions: most sessions ask what others asked.
+		opts.caches = newCaches()
 	}
 	h := &httpHandler{svc: svc, opts: opts}
 	// One server without tools answers the SDK's per-request questions

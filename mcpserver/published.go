@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"sync"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
@@ -18,53 +17,21 @@ import (
 // states them (resources/list, skills/list, resources/directory/read,
 // skill://index.json) must state the served ones, or a client verifying
 // what it reads against them would reject it. Learning them takes a read
-// of the file; skillMDCache keeps what was learnt, so listings cost no
+// of the file; caches.skillMDs keeps what was learnt, so listings cost no
 // more reads than before once each SKILL.md has been seen.
 
-// maxSkillMDCache bounds the cache: each entry is a few hundred bytes,
-// and a server holding more skills than this only reads a SKILL.md again.
-const maxSkillMDCache = 8192
-
 // skillMDKey names one served SKILL.md: a package (its digest), published
-// under one name and description.
+// under one name and description. What it maps to follows from content
+// alone (a package digest names its bytes), so entries never go stale and
+// one cache serves every session and token; a token only ever asks for the
+// packages of skills it can see.
 type skillMDKey struct{ pkg, name, description string }
-
-// skillMDCache maps served SKILL.md files to their path, digest and size.
-// What it holds follows from content alone (a package digest names its
-// bytes), so entries never go stale and one cache serves every session and
-// token; a token only ever asks for the packages of skills it can see.
-type skillMDCache struct {
-	mu sync.Mutex
-	m  map[skillMDKey]skilld.PackageFile
-}
-
-func newSkillMDCache() *skillMDCache {
-	return &skillMDCache{m: map[skillMDKey]skilld.PackageFile{}}
-}
-
-func (c *skillMDCache) get(k skillMDKey) (skilld.PackageFile, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f, ok := c.m[k]
-	return f, ok
-}
-
-func (c *skillMDCache) put(k skillMDKey, f skilld.PackageFile) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= maxSkillMDCache {
-		// Dropping everything is simpler than tracking use, and costs
-		// one read per SKILL.md again.
-		clear(c.m)
-	}
-	c.m[k] = f
-}
 
 // skillMD returns the SKILL.md of a skill's version as served: the version
 // whose package digest is pkg and whose file list is list, or, when list
 // is nil, the current version (pkg being what the caller believes it is).
 func (s *Server) skillMD(ctx context.Context, sk *skilld.Skill, pkg string, list *service.SkillFiles) (skilld.PackageFile, error) {
-	if f, ok := s.opts.skillMDs.get(skillMDKey{pkg, sk.Name, sk.Description}); ok {
+	if f, ok := s.opts.caches.skillMDs.get(skillMDKey{pkg, sk.Name, sk.Description}); ok {
 		return f, nil
 	}
 	if list == nil {
@@ -104,7 +71,7 @@ func (s *Server) publish(sk *skilld.Skill, pkg string, stored skilld.PackageFile
 		f.Digest, f.Size = "sha256:"+hex.EncodeToString(sum[:]), int64(len(out))
 	}
 	if pkg != "" {
-		s.opts.skillMDs.put(skillMDKey{pkg, sk.Name, sk.Description}, f)
+		s.opts.caches.skillMDs.put(skillMDKey{pkg, sk.Name, sk.Description}, f)
 	}
 	return out, f, nil
 }

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,4 +44,50 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		}
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}, Cacheable: mcp.Cacheable{TTLMs: skillsTTL, CacheScope: cacheScope}}, nil
+}
+
+// resourcePageSkills is how many skills' files one resources/list page
+// carries: a page lists each of its skills' files, so its cost follows
+// the page, not the workspace.
+const resourcePageSkills = 100
+
+// listResources serves resources/list a page at a time: the index first,
+// then every file of the disclosed skills, skill by skill, the files of
+// one skill always on one page. The cursor is the offset of the page's
+// first skill in the view; a client that follows the cursors while the
+// revision stands sees every resource exactly once.
+func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
+	var cursor string
+	if req.Params != nil {
+		cursor = req.Params.Cursor
+	}
+	start, err := parseCursor(cursor)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.current(ctx)
+	if err != nil {
+		return nil, s.protocolError(err)
+	}
+	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: mcp.Cacheable{CacheScope: cacheScope}}
+	if start == 0 {
+		res.Resources = append(res.Resources, indexResource())
+	}
+	end := min(start+resourcePageSkills, len(v.skills))
+	for _, sk := range v.skills[min(start, end):end] {
+		list, err := s.files(ctx, sk)
+		if err != nil {
+			return nil, s.protocolError(err)
+		}
+		for _, f := range list.Files {
+			if f, err = s.served(ctx, sk, list, f); err != nil {
+				return nil, s.protocolError(err)
+			}
+			res.Resources = append(res.Resources, fileResource(sk, list.Version, f))
+		}
+	}
+	if end < len(v.skills) {
+		res.NextCursor = strconv.Itoa(end)
+	}
+	return res, nil
 }

@@ -65,9 +65,8 @@ type Options struct {
 	// clients (default: discard).
 	Logger *slog.Logger
 
-	// skillMDs remembers served SKILL.md digests; HTTPHandler shares one
-	// among its sessions.
-	skillMDs *skillMDCache
+	// caches are shared by the sessions of one HTTPHandler.
+	caches *caches
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -96,8 +95,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.skillMDs == nil {
-		o.skillMDs = newSkillMDCache()
+	if o.caches == nil {
+		o.caches = newCaches()
 	}
 	return o, nil
 }
@@ -111,15 +110,16 @@ type Server struct {
 
 	// mu guards what the session was last shown, so a later list can tell
 	// whether the skills changed and the client must be told.
-	mu        sync.Mutex
-	names     []string
-	resources map[string]string // URI → digest
+	mu    sync.Mutex
+	shown *view
 }
 
 // New returns a server for actor, which must already act in the workspace
-// to serve (service.In). It reads the workspace's disclosed skills now, for
-// the activate_skill enum and the resource list; both are refreshed when a
-// client lists tools or resources again.
+// to serve (service.In). It takes the workspace's disclosed skills as they
+// are now for the activate_skill enum, from what earlier sessions read
+// while the workspace's revision stands; the enum is brought up to date
+// when a client lists tools or resources again. Resources are listed a
+// page at a time when asked for.
 func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Options) (*Server, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
@@ -128,7 +128,7 @@ func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Op
 	if err := actor.Can(skilld.RoleViewer); err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, actor: actor, opts: opts, resources: map[string]string{}}
+	s := &Server{svc: svc, actor: actor, opts: opts}
 	caps := &mcp.ServerCapabilities{
 		Tools:     &mcp.ToolCapabilities{ListChanged: true},
 		Resources: &mcp.ResourceCapabilities{ListChanged: true},
@@ -173,6 +173,11 @@ func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Op
 					return nil, s.protocolError(err)
 				}
 			}
+			// The SDK would list only resources added to it: the files
+			// of every skill are listed here instead, a page at a time.
+			if r, ok := req.(*mcp.ListResourcesRequest); ok && method == "resources/list" {
+				return s.listResources(ctx, r)
+			}
 			return next(ctx, method, req)
 		}
 	})
@@ -196,59 +201,34 @@ func (s *Server) Run(ctx context.Context, in io.ReadCloser, out io.WriteCloser) 
 	return nil
 }
 
-// refresh re-reads the disclosed skills and updates the activate_skill
-// enum and the resource list when they changed.
+// refresh brings the activate_skill enum up to date with the disclosed
+// skills, and tells the client when the enum or the resources changed
+// since the session last looked.
 func (s *Server) refresh(ctx context.Context) error {
-	skills, err := s.disclosed(ctx)
+	v, err := s.current(ctx)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(skills))
-	uris := map[string]*mcp.Resource{}
-	for _, sk := range skills {
-		files, err := s.files(ctx, sk)
-		if err != nil {
-			return err
-		}
-		// A skill only its user may invoke stays out of the model's
-		// choices; its files are still resources a person may read.
-		if ok, err := s.svc.ModelInvocable(ctx, files); err != nil {
-			return err
-		} else if ok {
-			names = append(names, sk.Name)
-		}
-		for _, f := range files.Files {
-			if f, err = s.served(ctx, sk, files, f); err != nil {
-				return err
-			}
-			r := fileResource(sk, files.Version, f)
-			uris[r.URI] = r
-		}
+	names, schema, err := s.enum(ctx, v)
+	if err != nil {
+		return err
 	}
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.names == nil || !slices.Equal(names, s.names) {
-		s.names = names
-		s.addTool(s.activateSkillTool(names))
+	shown := s.shown
+	if shown == v {
+		return nil
 	}
-	var gone []string
-	for uri := range s.resources {
-		if uris[uri] == nil {
-			gone = append(gone, uri)
-			delete(s.resources, uri)
-		}
+	s.shown = v
+	// Every add announces a change, and a list must not announce one when
+	// nothing moved.
+	if shown == nil || !slices.Equal(names, shown.names) {
+		s.addTool(s.activateSkillTool(schema))
 	}
-	if len(gone) > 0 {
-		s.mcp.RemoveResources(gone...)
-	}
-	for uri, r := range uris {
-		// Only new or changed files are (re-)added: every add announces
-		// a change, and a list must not announce one when nothing moved.
-		if d := r.Meta[metaDigest].(string); s.resources[uri] != d {
-			s.resources[uri] = d
-			s.mcp.AddResource(r, s.readResource)
-		}
+	if shown != nil && shown.resources != v.resources {
+		// The resources are listed by listResources, not added to the
+		// SDK: adding the index again is how its clients are told.
+		s.mcp.AddResource(indexResource(), s.readIndex)
 	}
 	return nil
 }

@@ -28,8 +28,13 @@ const (
 // actor see, by name. Withheld skills are left out entirely: not listed,
 // not in the enum, not readable. The policy is asked now, as a run asks it
 // at start (service.Decide, the rule every surface shares).
+// The list is shared between sessions (see view): it must not be changed.
 func (s *Server) disclosed(ctx context.Context) ([]*skilld.Skill, error) {
-	return s.svc.DisclosedSkills(ctx, s.actor)
+	v, err := s.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return v.skills, nil
 }
 
 // skill finds one disclosed skill by its name. A withheld skill and one

@@ -2,6 +2,11 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
@@ -53,6 +58,42 @@ func (s *Service) workspaceSkills(ctx context.Context, ws string) ([]*skilld.Ski
 			return out, nil
 		}
 	}
+}
+
+// DisclosedRevision returns a value that changes whenever what
+// DisclosedSkills answers for the actor's workspace may change (viewers and
+// up): the workspace's list revision with its install rules (and the
+// scanner's rules when they look at findings). A caller may
+// keep an answer read after the revision while the revision stands. It is
+// "" when no such value exists: a rule requiring a signature depends on
+// registry keys the revision does not follow, so such answers are asked
+// for each time.
+func (s *Service) DisclosedRevision(ctx context.Context, a Actor) (string, error) {
+	if err := a.can(skilld.RoleViewer); err != nil {
+		return "", err
+	}
+	rev, err := s.db.SkillListRevision(ctx, a.WorkspaceID)
+	if err != nil {
+		return "", err
+	}
+	pol, err := s.db.PolicyGet(ctx, &store.PolicyGetParams{WorkspaceID: a.WorkspaceID})
+	if err != nil {
+		return "", err
+	}
+	if slices.ContainsFunc(pol.InstallRules, func(r skilld.InstallRule) bool { return r.RequireSignature != nil }) {
+		return "", nil
+	}
+	rules, err := json.Marshal(pol.InstallRules)
+	if err != nil {
+		return "", fmt.Errorf("encoding the install rules: %w", err)
+	}
+	// Findings follow from the package and the scanner's rules, which an
+	// update of the rules changes.
+	if slices.ContainsFunc(pol.InstallRules, skilld.InstallRule.OnFindings) && s.packages.Scanner != nil {
+		rules = fmt.Appendf(rules, "\n%d", s.packages.Scanner.Version())
+	}
+	sum := sha256.Sum256(rules)
+	return rev + "/" + hex.EncodeToString(sum[:8]), nil
 }
 
 // DisclosedSkill finds one skill (ID or slug) that the install policy

@@ -1,0 +1,162 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/blob/fsblob"
+	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/storetest"
+)
+
+// benchWorkspace is a real service (SQLite, files) whose workspace holds n
+// skills of three files each, with a viewer token's secret.
+func benchWorkspace(b *testing.B, n int) (*service.Service, string) {
+	b.Helper()
+	ctx := b.Context()
+	blobs, err := fsblob.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := storetest.OpenSQLite(b)
+	svc := service.New(db, blobs, nil, service.Config{})
+	secret, err := svc.Bootstrap(ctx, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	admin, err := svc.Authenticate(ctx, secret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// One package through the service, then the skills through the store
+	// in large transactions: the seeding would otherwise take minutes.
+	sk, err := svc.CreateSkill(ctx, admin, service.CreateSkillParams{Files: map[string]string{
+		"SKILL.md":            "---\nname: skill-00000\ndescription: Does a task.\n---\n# Task\n\nRun scripts/run.sh, then read references/notes.md.\n",
+		"scripts/run.sh":      "#!/bin/sh\necho done\n",
+		"references/notes.md": "Notes.\n",
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, err := db.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: admin.WorkspaceID})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for start := 1; start < n; start += 1000 {
+		err := db.Tx(ctx, func(q store.Querier) error {
+			for i := start; i < min(start+1000, n); i++ {
+				s, err := q.SkillCreate(ctx, &store.SkillCreateParams{WorkspaceID: ws.ID, Name: fmt.Sprintf("skill-%05d", i),
+					Description: fmt.Sprintf("Does task %d.", i), SourceType: skilld.SourceContent})
+				if err != nil {
+					return err
+				}
+				if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: ws.ID, SkillID: s.ID, Digest: sk.Digest}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	tok, err := svc.CreateToken(ctx, admin, service.CreateTokenParams{Name: "viewer", Role: skilld.RoleViewer})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, tok.Secret
+}
+
+// benchClient connects go-sdk clients to a streamable HTTP endpoint, as a
+// client opening a session does: initialize, then initialized.
+func benchClient(b *testing.B, url, secret string) func() *mcp.ClientSession {
+	b.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	hc := &http.Client{Transport: bearerTransport(secret)}
+	return func() *mcp.ClientSession {
+		cs, err := c.Connect(b.Context(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs
+	}
+}
+
+// floorServer is the floor: a go-sdk server with one tool returning text,
+// served over streamable HTTP the way the SDK's own examples do.
+func floorServer(b *testing.B, text string) string {
+	b.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: toolActivateSkill}, func(context.Context, *mcp.CallToolRequest, activateSkillParams) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	b.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func skilldServer(b *testing.B, svc *service.Service) string {
+	b.Helper()
+	ts := httptest.NewServer(HTTPHandler(svc, HTTPOptions{}))
+	b.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func benchOpen(b *testing.B, connect func() *mcp.ClientSession) {
+	// The first session warms what every later one shares.
+	connect().Close()
+	for b.Loop() {
+		connect().Close()
+	}
+}
+
+// BenchmarkSessionOpen opens and closes MCP sessions over streamable HTTP:
+// skilld with 2 and 10,000 skills in the workspace, and the floor.
+func BenchmarkSessionOpen(b *testing.B) {
+	b.Run("floor", func(b *testing.B) {
+		benchOpen(b, benchClient(b, floorServer(b, "done"), ""))
+	})
+	for _, n := range []int{2, 10_000} {
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			svc, secret := benchWorkspace(b, n)
+			benchOpen(b, benchClient(b, skilldServer(b, svc), secret))
+		})
+	}
+}
+
+// BenchmarkActivateSkill calls activate_skill on an open session in a
+// workspace of 10,000 skills, next to the floor: a go-sdk tool returning
+// the same bytes.
+func BenchmarkActivateSkill(b *testing.B) {
+	svc, secret := benchWorkspace(b, 10_000)
+	cs := benchClient(b, skilldServer(b, svc), secret)()
+	defer cs.Close()
+	args := map[string]any{"skill_name": "skill-04242"}
+	res, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: toolActivateSkill, Arguments: args})
+	if err != nil || res.IsError {
+		b.Fatalf("activate_skill: %v %+v", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	floor := benchClient(b, floorServer(b, text), "")()
+	defer floor.Close()
+	for _, c := range []struct {
+		name string
+		cs   *mcp.ClientSession
+	}{{"floor", floor}, {"skilld", cs}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				res, err := c.cs.CallTool(b.Context(), &mcp.CallToolParams{Name: toolActivateSkill, Arguments: args})
+				if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != text {
+					b.Fatalf("activate_skill: %v %+v", err, res)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,113 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/skilld/skilld"
+)
+
+// viewKey names a workspace's disclosed skills at one revision
+// (service.DisclosedRevision). The revision alone is not enough: revisions
+// of different workspaces may be equal.
+type viewKey struct{ workspace, rev string }
+
+// view is a workspace's disclosed skills at one revision, with what is
+// derived from them and asked for often: the activate_skill enum and the
+// fingerprint of the resource list. Sessions of the workspace share it
+// while the revision stands, so a new session lists nothing; everything
+// in it is immutable once computed.
+type view struct {
+	skills []*skilld.Skill
+
+	mu sync.Mutex
+	// schema is activate_skill's input schema; nil until computed.
+	schema *jsonschema.Schema
+	names  []string
+	// resources changes whenever resources/list may show something else.
+	resources string
+}
+
+// current returns the view of the actor's workspace as it is now: the
+// shared one while the revision stands, else one read now. The revision
+// is read before the skills, so a write racing the read can only make the
+// stored view miss later, never keep one older than its revision.
+func (s *Server) current(ctx context.Context) (*view, error) {
+	rev, err := s.svc.DisclosedRevision(ctx, s.actor)
+	if err != nil {
+		return nil, err
+	}
+	k := viewKey{s.actor.WorkspaceID, rev}
+	if rev != "" {
+		if v, ok := s.opts.caches.views.get(k); ok {
+			return v, nil
+		}
+	}
+	skills, err := s.svc.DisclosedSkills(ctx, s.actor)
+	if err != nil {
+		return nil, err
+	}
+	v := newView(skills)
+	if rev == "" {
+		return v, nil
+	}
+	return s.opts.caches.views.put(k, v), nil
+}
+
+func newView(skills []*skilld.Skill) *view {
+	h := sha256.New()
+	for _, sk := range skills {
+		// A skill's resources follow from its name and description (the
+		// served SKILL.md), its package (the files) and its version.
+		for _, f := range []string{sk.Name, sk.Description, sk.Digest, strconv.Itoa(sk.Version)} {
+			h.Write([]byte(strconv.Itoa(len(f)) + ":" + f))
+		}
+	}
+	return &view{skills: skills, resources: hex.EncodeToString(h.Sum(nil))}
+}
+
+// enum returns the names of the view's skills the model may activate and
+// activate_skill's input schema offering them, computing both the first
+// time a session of the view asks.
+func (s *Server) enum(ctx context.Context, v *view) ([]string, *jsonschema.Schema, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.schema != nil {
+		return v.names, v.schema, nil
+	}
+	names := make([]string, 0, len(v.skills))
+	for _, sk := range v.skills {
+		// A skill only its user may invoke stays out of the model's
+		// choices; its files are still resources a person may read.
+		if ok, err := s.invocable(ctx, sk); err != nil {
+			return nil, nil, err
+		} else if ok {
+			names = append(names, sk.Name)
+		}
+	}
+	v.names, v.schema = names, activateSkillSchema(names)
+	return v.names, v.schema, nil
+}
+
+// invocable says whether the model may activate a skill's current
+// version, remembered by package, so a new revision lists the files of
+// new packages only.
+func (s *Server) invocable(ctx context.Context, sk *skilld.Skill) (bool, error) {
+	if ok, hit := s.opts.caches.invocable.get(sk.Digest); hit && sk.Digest != "" {
+		return ok, nil
+	}
+	files, err := s.files(ctx, sk)
+	if err != nil {
+		return false, err
+	}
+	ok, err := s.svc.ModelInvocable(ctx, files)
+	if err != nil {
+		return false, err
+	}
+	return s.opts.caches.invocable.put(files.Digest, ok), nil
+}
