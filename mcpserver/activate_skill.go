@@ -18,23 +18,23 @@ type activateSkillParams struct {
 	SkillName string `json:"skill_name" jsonschema:"the name of the skill to activate, from list_skills"`
 }
 
-// activateSkillTool builds activate_skill with schema, which
-// activateSkillSchema made.
-func (s *Server) activateSkillTool(schema *jsonschema.Schema) *tool.Tool {
+// activateSkillTool builds activate_skill. Its schema, its parameters'
+// leaves the enum out: lists show the view's (withEnum,
+// activateSkillSchema).
+func (s *Server) activateSkillTool() *tool.Tool {
 	t, err := tool.New(toolActivateSkill, "Load a skill's instructions (its SKILL.md) and the list of its files. "+
 		"Call it before working on a task a skill covers; read the files it lists with read_skill_file.",
 		func(ctx context.Context, p activateSkillParams) (string, error) { return s.activate(ctx, p.SkillName) })
 	if err != nil {
 		panic(err)
 	}
-	t.Schema = schema
 	return t
 }
 
 // activateSkillSchema is activate_skill's input schema with skill_name an
 // enum of exactly the disclosed skills, so a model cannot invent one (the
 // call still checks the name against the policy now: the enum may be
-// stale). Sessions share it: nothing may change it once made.
+// stale).
 func activateSkillSchema(names []string) *jsonschema.Schema {
 	name := &jsonschema.Schema{Type: "string", Description: "the name of the skill to activate, from list_skills"}
 	if len(names) > 0 {

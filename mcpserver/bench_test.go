@@ -16,9 +16,9 @@ import (
 	"github.com/skilld/skilld/store/storetest"
 )
 
-// benchWorkspace is a real service (SQLite, files) whose workspace holds n
-// skills of three files each, with a viewer token's secret.
-func benchWorkspace(b *testing.B, n int) (*service.Service, string) {
+// seedWorkspace is a real service (SQLite, files) whose workspace holds n
+// skills of three files each (skill-00000 …), with a viewer token's secret.
+func seedWorkspace(b testing.TB, n int) (*service.Service, string) {
 	b.Helper()
 	ctx := b.Context()
 	blobs, err := fsblob.New(b.TempDir())
@@ -125,7 +125,7 @@ func BenchmarkSessionOpen(b *testing.B) {
 	})
 	for _, n := range []int{2, 10_000} {
 		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
-			svc, secret := benchWorkspace(b, n)
+			svc, secret := seedWorkspace(b, n)
 			benchOpen(b, benchClient(b, skilldServer(b, svc), secret))
 		})
 	}
@@ -135,7 +135,7 @@ func BenchmarkSessionOpen(b *testing.B) {
 // workspace of 10,000 skills, next to the floor: a go-sdk tool returning
 // the same bytes.
 func BenchmarkActivateSkill(b *testing.B) {
-	svc, secret := benchWorkspace(b, 10_000)
+	svc, secret := seedWorkspace(b, 10_000)
 	cs := benchClient(b, skilldServer(b, svc), secret)()
 	defer cs.Close()
 	args := map[string]any{"skill_name": "skill-04242"}

@@ -110,7 +110,14 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 // it over the in-memory transport.
 func connect(t *testing.T, f *fixture, actor service.Actor, opts Options) *mcp.ClientSession {
 	t.Helper()
-	srv, err := New(t.Context(), f.svc, actor, opts)
+	return clientOn(t, serve(t, f.svc, actor, opts))
+}
+
+// serve runs a server for actor on the in-memory transport and returns
+// the client's end.
+func serve(t *testing.T, svc *service.Service, actor service.Actor, opts Options) mcp.Transport {
+	t.Helper()
+	srv, err := New(t.Context(), svc, actor, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +127,17 @@ func connect(t *testing.T, f *fixture, actor service.Actor, opts Options) *mcp.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	return clientOn(t, ct)
+	return ct
 }
 
 func clientOn(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "skilld-test", Version: "1"}, nil)
+	return clientWith(t, tr, nil)
+}
+
+func clientWith(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "skilld-test", Version: "1"}, opts)
 	if err := mcp.AddSendingCustomMethod[*skillsListParams, *skillsListResult](c, methodSkillsList); err != nil {
 		t.Fatal(err)
 	}

@@ -178,7 +178,11 @@ func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Op
 			if r, ok := req.(*mcp.ListResourcesRequest); ok && method == "resources/list" {
 				return s.listResources(ctx, r)
 			}
-			return next(ctx, method, req)
+			res, err := next(ctx, method, req)
+			if l, ok := res.(*mcp.ListToolsResult); ok && err == nil && method == "tools/list" {
+				s.withEnum(l)
+			}
+			return res, err
 		}
 	})
 	if err := s.refresh(ctx); err != nil {
@@ -209,7 +213,7 @@ func (s *Server) refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	names, schema, err := s.enum(ctx, v)
+	names, err := s.enum(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -223,7 +227,7 @@ func (s *Server) refresh(ctx context.Context) error {
 	// Every add announces a change, and a list must not announce one when
 	// nothing moved.
 	if shown == nil || !slices.Equal(names, shown.names) {
-		s.addTool(s.activateSkillTool(schema))
+		s.addTool(s.activateSkillTool())
 	}
 	if shown != nil && shown.resources != v.resources {
 		// The resources are listed by listResources, not added to the
@@ -231,6 +235,29 @@ func (s *Server) refresh(ctx context.Context) error {
 		s.mcp.AddResource(indexResource(), s.readIndex)
 	}
 	return nil
+}
+
+// withEnum gives activate_skill in a tools/list result the input schema
+// of the session's view. The SDK re-encodes a tool's whole schema when it
+// is added, which with an enum of thousands of names would make every new
+// session cost as much as the workspace is large; so the tool is added
+// with a schema without the enum, and lists show the view's, encoded once
+// per view.
+func (s *Server) withEnum(l *mcp.ListToolsResult) {
+	s.mu.Lock()
+	shown := s.shown
+	s.mu.Unlock()
+	if shown == nil {
+		return
+	}
+	for i, t := range l.Tools {
+		if t.Name == toolActivateSkill {
+			// The SDK's own tool stays as it is: the result gets a copy.
+			c := *t
+			c.InputSchema = shown.schema
+			l.Tools[i] = &c
+		}
+	}
 }
 
 // addTool offers a runtime tool over MCP: the same name, description and

@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/skilld/skilld"
 )
@@ -26,8 +26,9 @@ type view struct {
 	skills []*skilld.Skill
 
 	mu sync.Mutex
-	// schema is activate_skill's input schema; nil until computed.
-	schema *jsonschema.Schema
+	// schema is activate_skill's input schema offering names, encoded;
+	// nil until computed.
+	schema json.RawMessage
 	names  []string
 	// resources changes whenever resources/list may show something else.
 	resources string
@@ -71,27 +72,31 @@ func newView(skills []*skilld.Skill) *view {
 	return &view{skills: skills, resources: hex.EncodeToString(h.Sum(nil))}
 }
 
-// enum returns the names of the view's skills the model may activate and
-// activate_skill's input schema offering them, computing both the first
+// enum returns the names of the view's skills the model may activate,
+// computing them and activate_skill's input schema offering them the first
 // time a session of the view asks.
-func (s *Server) enum(ctx context.Context, v *view) ([]string, *jsonschema.Schema, error) {
+func (s *Server) enum(ctx context.Context, v *view) ([]string, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.schema != nil {
-		return v.names, v.schema, nil
+		return v.names, nil
 	}
 	names := make([]string, 0, len(v.skills))
 	for _, sk := range v.skills {
 		// A skill only its user may invoke stays out of the model's
 		// choices; its files are still resources a person may read.
 		if ok, err := s.invocable(ctx, sk); err != nil {
-			return nil, nil, err
+			return nil, err
 		} else if ok {
 			names = append(names, sk.Name)
 		}
 	}
-	v.names, v.schema = names, activateSkillSchema(names)
-	return v.names, v.schema, nil
+	schema, err := json.Marshal(activateSkillSchema(names))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the activate_skill schema: %w", err)
+	}
+	v.names, v.schema = names, schema
+	return v.names, nil
 }
 
 // invocable says whether the model may activate a skill's current
