@@ -42,6 +42,16 @@ func (c *memo[K, V]) put(k K, v V) V {
 	return v
 }
 
+// set stores v under k, replacing what was there.
+func (c *memo[K, V]) set(k K, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; !ok && len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[k] = v
+}
+
 // caches are what a handler's sessions share. Each is keyed by what its
 // values follow from (content digests, or a workspace with the revision
 // of what it lists), so no session is ever shown another workspace's
@@ -53,15 +63,16 @@ type caches struct {
 	// invocable says whether a package's skill may be activated by the
 	// model, by package digest.
 	invocable *memo[string, bool]
-	// views holds the disclosed skills of workspaces, by revision.
-	views *memo[viewKey, *view]
+	// views holds the latest view read of each workspace, by workspace
+	// ID: only the current revision's is ever asked for.
+	views *memo[string, *view]
 	// activations holds rendered activate_skill answers.
 	activations *memo[activationKey, string]
 }
 
 // Bounds of the caches. A SKILL.md entry is a few hundred bytes, an
 // invocability one a digest; a view holds a workspace's skill list and its
-// enum (a few MiB at ten thousand skills); an activation is at most one
+// enum (a few MiB at ten thousand skills), one per workspace; an activation is at most one
 // entry's share of a window, tens of KiB.
 const (
 	maxSkillMDs    = 8192
@@ -74,7 +85,7 @@ func newCaches() *caches {
 	return &caches{
 		skillMDs:    newMemo[skillMDKey, skilld.PackageFile](maxSkillMDs),
 		invocable:   newMemo[string, bool](maxInvocable),
-		views:       newMemo[viewKey, *view](maxViews),
+		views:       newMemo[string, *view](maxViews),
 		activations: newMemo[activationKey, string](maxActivations),
 	}
 }

@@ -51,12 +51,12 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 // the page, not the workspace.
 const resourcePageSkills = 100
 
-// listResources serves resources/list a page at a time: the index first,
-// then every file of the disclosed skills, skill by skill, the files of
-// one skill always on one page. The cursor is the offset of the page's
+// listResources serves resources/list of view v a page at a time: the
+// index first, then every file of the disclosed skills, skill by skill,
+// the files of one skill always on one page. The cursor is the offset of the page's
 // first skill in the view; a client that follows the cursors while the
 // revision stands sees every resource exactly once.
-func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
+func (s *Server) listResources(ctx context.Context, v *view, req *mcp.ListResourcesRequest) (*mcp.ListResourcesResult, error) {
 	var cursor string
 	if req.Params != nil {
 		cursor = req.Params.Cursor
@@ -64,10 +64,6 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	start, err := parseCursor(cursor)
 	if err != nil {
 		return nil, err
-	}
-	v, err := s.current(ctx)
-	if err != nil {
-		return nil, s.protocolError(err)
 	}
 	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, Cacheable: mcp.Cacheable{CacheScope: cacheScope}}
 	if start == 0 {

@@ -168,15 +168,17 @@ func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Op
 	// and the resources are brought up to date (and list_changed sent).
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/list" || method == "resources/list" {
-				if err := s.refresh(ctx); err != nil {
-					return nil, s.protocolError(err)
-				}
+			if method != "tools/list" && method != "resources/list" {
+				return next(ctx, method, req)
+			}
+			v, err := s.refresh(ctx)
+			if err != nil {
+				return nil, s.protocolError(err)
 			}
 			// The SDK would list only resources added to it: the files
 			// of every skill are listed here instead, a page at a time.
-			if r, ok := req.(*mcp.ListResourcesRequest); ok && method == "resources/list" {
-				return s.listResources(ctx, r)
+			if r, ok := req.(*mcp.ListResourcesRequest); ok {
+				return s.listResources(ctx, v, r)
 			}
 			res, err := next(ctx, method, req)
 			if l, ok := res.(*mcp.ListToolsResult); ok && err == nil && method == "tools/list" {
@@ -185,7 +187,7 @@ func New(ctx context.Context, svc *service.Service, actor service.Actor, opts Op
 			return res, err
 		}
 	})
-	if err := s.refresh(ctx); err != nil {
+	if _, err := s.refresh(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -208,20 +210,20 @@ func (s *Server) Run(ctx context.Context, in io.ReadCloser, out io.WriteCloser) 
 // refresh brings the activate_skill enum up to date with the disclosed
 // skills, and tells the client when the enum or the resources changed
 // since the session last looked.
-func (s *Server) refresh(ctx context.Context) error {
+func (s *Server) refresh(ctx context.Context) (*view, error) {
 	v, err := s.current(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	names, err := s.enum(ctx, v)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	shown := s.shown
 	if shown == v {
-		return nil
+		return v, nil
 	}
 	s.shown = v
 	// Every add announces a change, and a list must not announce one when
@@ -234,7 +236,7 @@ func (s *Server) refresh(ctx context.Context) error {
 		// SDK: adding the index again is how its clients are told.
 		s.mcp.AddResource(indexResource(), s.readIndex)
 	}
-	return nil
+	return v, nil
 }
 
 // withEnum gives activate_skill in a tools/list result the input schema

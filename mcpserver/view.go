@@ -12,17 +12,16 @@ import (
 	"github.com/skilld/skilld"
 )
 
-// viewKey names a workspace's disclosed skills at one revision
-// (service.DisclosedRevision). The revision alone is not enough: revisions
-// of different workspaces may be equal.
-type viewKey struct{ workspace, rev string }
-
 // view is a workspace's disclosed skills at one revision, with what is
 // derived from them and asked for often: the activate_skill enum and the
 // fingerprint of the resource list. Sessions of the workspace share it
 // while the revision stands, so a new session lists nothing; everything
 // in it is immutable once computed.
 type view struct {
+	// rev is the revision the view was read at (service.DisclosedRevision),
+	// "" for a view read under rules that have none, which is never
+	// shared.
+	rev    string
 	skills []*skilld.Skill
 
 	mu sync.Mutex
@@ -43,24 +42,24 @@ func (s *Server) current(ctx context.Context) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := viewKey{s.actor.WorkspaceID, rev}
-	if rev != "" {
-		if v, ok := s.opts.caches.views.get(k); ok {
-			return v, nil
-		}
+	// Revisions of different workspaces may be equal: views are kept by
+	// workspace, and match only at the revision asked for.
+	ws := s.actor.WorkspaceID
+	if v, ok := s.opts.caches.views.get(ws); ok && rev != "" && v.rev == rev {
+		return v, nil
 	}
 	skills, err := s.svc.DisclosedSkills(ctx, s.actor)
 	if err != nil {
 		return nil, err
 	}
-	v := newView(skills)
-	if rev == "" {
-		return v, nil
+	v := newView(rev, skills)
+	if rev != "" {
+		s.opts.caches.views.set(ws, v)
 	}
-	return s.opts.caches.views.put(k, v), nil
+	return v, nil
 }
 
-func newView(skills []*skilld.Skill) *view {
+func newView(rev string, skills []*skilld.Skill) *view {
 	h := sha256.New()
 	for _, sk := range skills {
 		// A skill's resources follow from its name and description (the
@@ -69,7 +68,7 @@ func newView(skills []*skilld.Skill) *view {
 			h.Write([]byte(strconv.Itoa(len(f)) + ":" + f))
 		}
 	}
-	return &view{skills: skills, resources: hex.EncodeToString(h.Sum(nil))}
+	return &view{rev: rev, skills: skills, resources: hex.EncodeToString(h.Sum(nil))}
 }
 
 // enum returns the names of the view's skills the model may activate,
