@@ -17,6 +17,7 @@ import (
 	"github.com/skilld/skilld/httpapi"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store"
+	"github.com/skilld/skilld/store/storetest"
 )
 
 // loadSkills is how many skills the list load test lists from.
@@ -126,24 +127,7 @@ func seedStore(t *testing.T, e *testEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for startAt := 1; startAt < loadSkills; startAt += 1000 {
-		err := e.db.Tx(ctx, func(q store.Querier) error {
-			for i := startAt; i < min(startAt+1000, loadSkills); i++ {
-				s, err := q.SkillCreate(ctx, &store.SkillCreateParams{WorkspaceID: ws.ID, Name: fmt.Sprintf("skill-%05d", i),
-					Description: "A skill that exists to measure listing a workspace of ten thousand skills.", SourceType: skilld.SourceContent})
-				if err != nil {
-					return err
-				}
-				if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: ws.ID, SkillID: s.ID, Digest: sk.Digest}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.SeedSkills(t, e.db, ws.ID, sk.Digest, "A skill that exists to measure listing a workspace of ten thousand skills.", 1, loadSkills)
 }
 
 // seedAPI creates skills through the API, 8 at a time, until the

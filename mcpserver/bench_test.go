@@ -10,31 +10,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skilld/skilld"
-	"github.com/skilld/skilld/blob/fsblob"
 	"github.com/skilld/skilld/service"
-	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/storetest"
 )
 
 // seedWorkspace is a real service (SQLite, files) whose workspace holds n
 // skills of three files each (skill-00000 …), with a viewer token's secret.
-func seedWorkspace(b testing.TB, n int) (*service.Service, string) {
-	b.Helper()
-	ctx := b.Context()
-	blobs, err := fsblob.New(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	db := storetest.OpenSQLite(b)
-	svc := service.New(db, blobs, nil, service.Config{})
-	secret, err := svc.Bootstrap(ctx, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	admin, err := svc.Authenticate(ctx, secret)
-	if err != nil {
-		b.Fatal(err)
-	}
+func seedWorkspace(tb testing.TB, n int) (*service.Service, string) {
+	tb.Helper()
+	ctx := tb.Context()
+	svc, db, admin, _ := newService(tb)
 	// One package through the service, then the skills through the store
 	// in large transactions: the seeding would otherwise take minutes.
 	sk, err := svc.CreateSkill(ctx, admin, service.CreateSkillParams{Files: map[string]string{
@@ -43,33 +28,12 @@ func seedWorkspace(b testing.TB, n int) (*service.Service, string) {
 		"references/notes.md": "Notes.\n",
 	}})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	ws, err := db.WorkspaceGet(ctx, &store.WorkspaceGetParams{ID: admin.WorkspaceID})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for start := 1; start < n; start += 1000 {
-		err := db.Tx(ctx, func(q store.Querier) error {
-			for i := start; i < min(start+1000, n); i++ {
-				s, err := q.SkillCreate(ctx, &store.SkillCreateParams{WorkspaceID: ws.ID, Name: fmt.Sprintf("skill-%05d", i),
-					Description: fmt.Sprintf("Does task %d.", i), SourceType: skilld.SourceContent})
-				if err != nil {
-					return err
-				}
-				if _, err := q.SkillVersionCreate(ctx, &store.SkillVersionCreateParams{WorkspaceID: ws.ID, SkillID: s.ID, Digest: sk.Digest}); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	storetest.SeedSkills(tb, db, admin.WorkspaceID, sk.Digest, "Does a task.", 1, n)
 	tok, err := svc.CreateToken(ctx, admin, service.CreateTokenParams{Name: "viewer", Role: skilld.RoleViewer})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return svc, tok.Secret
 }

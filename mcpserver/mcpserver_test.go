@@ -17,6 +17,7 @@ import (
 	"github.com/skilld/skilld/blob/fsblob"
 	"github.com/skilld/skilld/internal/streamlimit"
 	"github.com/skilld/skilld/service"
+	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/storetest"
 )
 
@@ -31,22 +32,31 @@ type fixture struct {
 
 const lintMD = "---\nname: lint\ndescription: Lints Go code the team's way.\nlicense: MIT\n---\n# Lint\n\nRun scripts/lint.sh, then read references/rules.md.\n"
 
+// newService is a real service on SQLite and files, bootstrapped: its
+// store, the instance admin and the admin's secret.
+func newService(tb testing.TB) (*service.Service, store.Store, service.Actor, string) {
+	tb.Helper()
+	blobs, err := fsblob.New(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db := storetest.OpenSQLite(tb)
+	svc := service.New(db, blobs, nil, service.Config{})
+	secret, err := svc.Bootstrap(tb.Context(), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	admin, err := svc.Authenticate(tb.Context(), secret)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc, db, admin, secret
+}
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	ctx := t.Context()
-	blobs, err := fsblob.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := service.New(storetest.OpenSQLite(t), blobs, nil, service.Config{})
-	secret, err := svc.Bootstrap(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := svc.Authenticate(ctx, secret)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, _, admin, secret := newService(t)
 	f := &fixture{svc: svc, admin: admin, secrets: map[skilld.Role]string{skilld.RoleAdmin: secret}}
 	for _, files := range []map[string]string{
 		{"SKILL.md": lintMD, "scripts/lint.sh": "#!/bin/sh\ngo vet ./...\n", "references/rules.md": "Rule 1: errors are wrapped.\n"},
