@@ -88,7 +88,7 @@ func (s *Server) activate(ctx context.Context, name string) (string, error) {
 		return "", err
 	} else if !ok {
 		// As unknown to the model as a skill that is not there.
-		return "", skilld.Errorf(skilld.ENOTFOUND, "no skill named %q is available in this workspace; list_skills shows the available ones", name)
+		return "", notServed(name)
 	}
 	files := make([]string, len(list.Files))
 	var md []byte

@@ -44,23 +44,35 @@ func (s *Server) skill(ctx context.Context, name string) (*skilld.Skill, error) 
 	if strings.TrimSpace(name) == "" {
 		return nil, skilld.Errorf(skilld.EINVALID, "skill_name is required")
 	}
-	// A skill's slug is nearly always its name: one lookup instead of
-	// listing the workspace on every call.
-	if sk, err := s.svc.DisclosedSkill(ctx, s.actor, name); err == nil && sk.Name == name {
-		return sk, nil
-	} else if err != nil && skilld.ErrorCode(err) != skilld.ENOTFOUND {
-		return nil, err
-	}
-	skills, err := s.disclosed(ctx)
+	// While the workspace's revision stands, its view says which skills
+	// are disclosed: asking for the revision is all a call costs.
+	rev, err := s.svc.DisclosedRevision(ctx, s.actor)
 	if err != nil {
 		return nil, err
 	}
-	for _, sk := range skills {
-		if sk.Name == name {
+	if rev == "" {
+		// Without a revision, a skill's slug is nearly always its name:
+		// one lookup instead of listing the workspace on every call.
+		if sk, err := s.svc.DisclosedSkill(ctx, s.actor, name); err == nil && sk.Name == name {
 			return sk, nil
+		} else if err != nil && skilld.ErrorCode(err) != skilld.ENOTFOUND {
+			return nil, err
 		}
 	}
-	return nil, skilld.Errorf(skilld.ENOTFOUND, "no skill named %q is available in this workspace; list_skills shows the available ones", name)
+	v, err := s.viewAt(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	if sk := v.byName[name]; sk != nil {
+		return sk, nil
+	}
+	return nil, notServed(name)
+}
+
+// notServed is the answer for a skill that is withheld or does not exist:
+// the same for both.
+func notServed(name string) error {
+	return skilld.Errorf(skilld.ENOTFOUND, "no skill named %q is available in this workspace; list_skills shows the available ones", name)
 }
 
 // files lists the files of the skill's current version.

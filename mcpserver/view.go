@@ -23,6 +23,7 @@ type view struct {
 	// shared.
 	rev    string
 	skills []*skilld.Skill
+	byName map[string]*skilld.Skill
 
 	mu sync.Mutex
 	// schema is activate_skill's input schema offering names, encoded;
@@ -42,6 +43,11 @@ func (s *Server) current(ctx context.Context) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.viewAt(ctx, rev)
+}
+
+// viewAt is current with the revision already read.
+func (s *Server) viewAt(ctx context.Context, rev string) (*view, error) {
 	// Revisions of different workspaces may be equal: views are kept by
 	// workspace, and match only at the revision asked for.
 	ws := s.actor.WorkspaceID
@@ -68,7 +74,11 @@ func newView(rev string, skills []*skilld.Skill) *view {
 			h.Write([]byte(strconv.Itoa(len(f)) + ":" + f))
 		}
 	}
-	return &view{rev: rev, skills: skills, resources: hex.EncodeToString(h.Sum(nil))}
+	v := &view{rev: rev, skills: skills, byName: make(map[string]*skilld.Skill, len(skills)), resources: hex.EncodeToString(h.Sum(nil))}
+	for _, sk := range skills {
+		v.byName[sk.Name] = sk
+	}
+	return v
 }
 
 // enum returns the names of the view's skills the model may activate,

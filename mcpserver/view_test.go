@@ -174,6 +174,20 @@ func TestMCPViewFollowsRevision(t *testing.T) {
 	if out, isErr := call(t, cs, toolActivateSkill, map[string]any{"skill_name": "deploy"}); !isErr || !strings.Contains(out, "not_found") {
 		t.Errorf("activate_skill of a deleted skill: %s", out)
 	}
+
+	// A rule requiring signatures has no revision: everything is read
+	// each time, with the same answers.
+	if _, err := f.svc.PutPolicy(ctx, f.admin, service.PutPolicyParams{InstallRules: []skilld.InstallRule{
+		{Effect: skilld.EffectDeny, Registry: "acme", RequireSignature: &skilld.SignatureRequirement{Key: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	check("a signature rule", []string{"commit-message", "lint"})
+	if out, isErr := call(t, cs, toolActivateSkill, map[string]any{"skill_name": "lint"}); isErr || !strings.Contains(out, "Run scripts/lint.sh") {
+		t.Errorf("activate_skill under a signature rule: %s", out)
+	}
+	if out, isErr := call(t, cs, toolActivateSkill, map[string]any{"skill_name": "risky"}); !isErr || !strings.Contains(out, "not_found") {
+		t.Errorf("activate_skill of an unsigned skill under a signature rule: %s", out)
+	}
 }
 
 // Workspaces at the same revision never share a view: each session sees
