@@ -57,6 +57,7 @@ func (a *Activities) Step(ctx context.Context, in StepInput) (StepResult, error)
 	if err != nil || s == nil {
 		return StepResult{Done: s == nil}, err
 	}
+	defer s.busy.Store(false)
 	s.used = time.Now()
 	at := s.at
 	if in.Next.Kind == stepStart || at.step.Kind != in.Next.Kind || at.step.CallID != in.Next.CallID {
@@ -90,10 +91,12 @@ func (a *Activities) Step(ctx context.Context, in StepInput) (StepResult, error)
 	return a.report(ctx, in.TaskID, p), nil
 }
 
-// session returns this worker's session of a task, fresh: one whose run
-// is parked where the task log ends. A stale one (another worker took the
-// task further; this is a retry) is dropped and the run rebuilt from the
-// log. nil, nil when the task has ended.
+// session returns this worker's session of a task, fresh, held for the
+// caller (busy): one whose run is parked where the task log ends. A stale
+// one (another worker took the task further; this is a retry, or the
+// replay of a local activity) is dropped and the run rebuilt from the
+// log, and so is one another step holds (left over from a workflow task
+// Temporal gave up on). nil, nil when the task has ended.
 func (a *Activities) session(ctx context.Context, taskID string) (*session, error) {
 	t, err := a.DB.TaskGet(ctx, &store.TaskGetParams{ID: taskID})
 	if err != nil {
@@ -106,7 +109,7 @@ func (a *Activities) session(ctx context.Context, taskID string) (*session, erro
 		return nil, nil
 	}
 	if s := a.sessions.get(taskID); s != nil {
-		if s.seq == t.LastSeq && !s.at.done && activity.GetInfo(ctx).Attempt == 1 {
+		if s.seq == t.LastSeq && !s.at.done && activity.GetInfo(ctx).Attempt == 1 && s.busy.CompareAndSwap(false, true) {
 			return s, nil
 		}
 		a.sessions.drop(s)
@@ -140,7 +143,8 @@ func (a *Activities) parked(ctx context.Context, s *session, p park) error {
 // when the run ended instead (the task has ended).
 func (a *Activities) open(ctx context.Context, t *skilld.Task) (*session, bool, error) {
 	runCtx, cancel := context.WithCancelCause(context.Background())
-	s := &session{taskID: t.ID, cancel: cancel, parks: make(chan park, 1), proceed: make(chan struct{}), used: time.Now()}
+	s := &session{taskID: t.ID, cancel: cancel, suspended: runCtx.Done(), parks: make(chan park, 1), proceed: make(chan struct{}), used: time.Now()}
+	s.busy.Store(true)
 	go func() {
 		a.Runner.Resume(runCtx, t, executor.RunOptions{Gate: s.gate, Approver: s})
 		if agent.Suspended(runCtx) {
@@ -167,9 +171,12 @@ func (a *Activities) open(ctx context.Context, t *skilld.Task) (*session, bool, 
 	return s, false, nil
 }
 
-// wait waits for the run to park again, heartbeating meanwhile. When the
-// activity is cancelled (the workflow was, or Temporal gave up on this
-// worker), the run is suspended: it writes nothing more.
+// wait waits for the run to park again, heartbeating meanwhile (a no-op
+// in a local activity). When the activity is cancelled (the workflow was,
+// or Temporal gave up on this worker), the run is suspended: it writes
+// nothing more. When the run is suspended under it (the worker stops,
+// or another step took the session over), the step fails, to be retried
+// from the task log.
 func (a *Activities) wait(ctx context.Context, s *session) (park, error) {
 	tick := time.NewTicker(heartbeatEvery)
 	defer tick.Stop()
@@ -182,6 +189,8 @@ func (a *Activities) wait(ctx context.Context, s *session) (park, error) {
 		case <-ctx.Done():
 			a.sessions.drop(s)
 			return park{}, ctx.Err()
+		case <-s.suspended:
+			return park{}, sdkError("the run of task %s was suspended on this worker; the step goes on from the task log", s.taskID)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -26,7 +27,10 @@ type Executor struct {
 	Client    client.Client
 	TaskQueue string
 	DB        service.TaskRecords
-	// Heartbeat is the steps' heartbeat timeout (DefaultHeartbeat).
+	// Heartbeat is the time to notice a dead worker (DefaultHeartbeat):
+	// the workflows' workflow task timeout, which bounds the local step
+	// activities too, and the steps' heartbeat timeout in workflows from
+	// before steps were local.
 	Heartbeat time.Duration
 }
 
@@ -39,6 +43,7 @@ func (e *Executor) Start(ctx context.Context, t *skilld.Task) error {
 		ID: WorkflowID(t.ID), TaskQueue: e.queue(),
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowTaskTimeout:      cmp.Or(e.Heartbeat, DefaultHeartbeat),
 	}, WorkflowName, Input{TaskID: t.ID, Heartbeat: e.Heartbeat})
 	if err != nil {
 		return unavailable("starting the task's workflow", err)
@@ -122,10 +127,14 @@ func unavailable(what string, err error) error {
 }
 
 // NewWorker returns a worker of queue running the task workflow and the
-// activities.
+// activities. o.MaxConcurrentActivityExecutionSize bounds the local
+// activities too (unless o bounds them itself): the steps are local.
 func NewWorker(c client.Client, queue string, a *Activities, o worker.Options) worker.Worker {
 	if queue == "" {
 		queue = DefaultTaskQueue
+	}
+	if o.MaxConcurrentLocalActivityExecutionSize == 0 {
+		o.MaxConcurrentLocalActivityExecutionSize = o.MaxConcurrentActivityExecutionSize
 	}
 	w := worker.New(c, queue, o)
 	w.RegisterWorkflowWithOptions(TaskWorkflow, workflow.RegisterOptions{Name: WorkflowName})

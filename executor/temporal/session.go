@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skilld/skilld/agent"
@@ -18,6 +19,13 @@ import (
 type session struct {
 	taskID string
 	cancel context.CancelCauseFunc
+	// suspended is closed when the session is dropped: its run writes
+	// nothing more, and a step waiting on it gives up.
+	suspended <-chan struct{}
+	// busy is held by the step activity using the session. Two at once
+	// happen only when one is left over from a workflow task or an
+	// activity that Temporal gave up on while this worker still ran it.
+	busy atomic.Bool
 	// parks receives each place the run parks at, and its end.
 	parks   chan park
 	proceed chan struct{}

@@ -19,22 +19,53 @@ import (
 // history small: a step adds a handful of small events.
 const MaxStepsPerRun = 500
 
-// DefaultHeartbeat is how long a step activity may go without a heartbeat
-// before Temporal gives it to another worker: the time to notice a dead
-// worker.
-const DefaultHeartbeat = 30 * time.Second
+// DefaultHeartbeat is the time to notice a dead worker: how long a
+// workflow task (and the local step activities it runs) may go without the
+// worker's heartbeat before Temporal gives the task to another worker. A
+// step in progress sees a cancellation within 0.8 of it, when the worker
+// heartbeats the workflow task (Temporal's own default is 10s too).
+const DefaultHeartbeat = 10 * time.Second
 
 // heartbeatEvery is how often step activities heartbeat.
 const heartbeatEvery = 2 * time.Second
 
+// Workflow versions (workflow.GetVersion) of TaskWorkflow.
+const (
+	// versionLocalSteps is the version from which Begin and the steps are
+	// local activities; before it (histories of workflows started by an
+	// older skilld, still in flight) they are activities.
+	versionLocalSteps = 1
+
+	changeLocalSteps = "local-steps"
+)
+
 // TaskWorkflow drives one task: Begin, then Prepare, then one activity per
 // step the run reaches, waiting for a signal where the run waits for an
 // approval, until the run ends. Cancelling the workflow cancels the task.
+//
+// Begin and the steps are local activities: the worker that runs the
+// workflow task runs them in the same process, one after the other, and
+// records their results (a StepResult, a few bytes) when the workflow
+// task completes — when the workflow waits for an approval or ends, or
+// at its heartbeat. That saves the server's dispatch of an activity task,
+// most of a step's latency. What it costs is what a local activity may
+// do: run again. A workflow task that fails or times out (its worker
+// died) is replayed, and the local activities whose results were not
+// recorded yet run again, possibly on another worker. That repeats no
+// side effect: a step activity performs only the step the task log says
+// comes next (Activities.Step), so a step whose result is in the log is
+// not performed again — the activity reports where the run is instead,
+// and the workflow follows. A step cut off in flight is performed again,
+// as it was with activities: the run's resume decides what that means
+// (a model call asked again, a tool call reported interrupted). Begin
+// leaves a begun task as it is. Finish stays an activity: it runs once
+// per task, and after a cancellation.
 func TaskWorkflow(ctx workflow.Context, in Input) error {
 	if in.Heartbeat == 0 {
 		in.Heartbeat = DefaultHeartbeat
 	}
 	ctx = workflow.WithValue(ctx, heartbeatKey{}, in.Heartbeat)
+	local := workflow.GetVersion(ctx, changeLocalSteps, workflow.DefaultVersion, versionLocalSteps) == versionLocalSteps
 	decisions := workflow.GetSignalChannel(ctx, SignalDecide)
 	pending := map[string]bool{}
 	for _, d := range in.Decisions {
@@ -45,7 +76,7 @@ func TaskWorkflow(ctx workflow.Context, in Input) error {
 		next = *in.Next
 	} else {
 		var b BeginResult
-		if err := workflow.ExecuteActivity(options(ctx, ActivityBegin), ActivityBegin, in.TaskID).Get(ctx, &b); err != nil {
+		if err := execute(ctx, local, ActivityBegin, in.TaskID).Get(ctx, &b); err != nil {
 			return end(ctx, in.TaskID, err)
 		}
 		in.Deadline = b.Deadline
@@ -61,7 +92,7 @@ func TaskWorkflow(ctx workflow.Context, in Input) error {
 		}
 		name := activityFor(next)
 		var res StepResult
-		err := workflow.ExecuteActivity(options(ctx, name), name, StepInput{TaskID: in.TaskID, Next: next, Approved: approved}).Get(ctx, &res)
+		err := execute(ctx, local, name, StepInput{TaskID: in.TaskID, Next: next, Approved: approved}).Get(ctx, &res)
 		if err != nil {
 			return end(ctx, in.TaskID, err)
 		}
@@ -167,6 +198,31 @@ func activityFor(n Next) string {
 	return ActivityToolCall
 }
 
+// execute runs the activity name: local, or an activity (workflows from
+// before versionLocalSteps).
+func execute(ctx workflow.Context, local bool, name string, arg any) workflow.Future {
+	if local {
+		return workflow.ExecuteLocalActivity(localOptions(ctx, name), name, arg)
+	}
+	return workflow.ExecuteActivity(options(ctx, name), name, arg)
+}
+
+// localOptions are a local activity's timeouts and retries: those of the
+// activity it replaces. A local activity has no heartbeat of its own: the
+// worker heartbeats the workflow task while it runs, and a dead worker
+// is noticed when that times out. Its retries happen in the worker, all
+// within ScheduleToCloseTimeout (unlike an activity's, whose attempts
+// each have their own StartToCloseTimeout): that bound lets every attempt
+// take its full time.
+func localOptions(ctx workflow.Context, name string) workflow.Context {
+	o := activityOptions(ctx, name)
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout:    o.StartToCloseTimeout,
+		ScheduleToCloseTimeout: (o.StartToCloseTimeout + o.RetryPolicy.MaximumInterval) * time.Duration(o.RetryPolicy.MaximumAttempts),
+		RetryPolicy:            o.RetryPolicy,
+	})
+}
+
 // options are each activity's timeouts and retries. Step activities
 // heartbeat while the step runs, so a dead worker is noticed within the
 // heartbeat timeout and the step goes to another worker, which resumes
@@ -175,6 +231,10 @@ func activityFor(n Next) string {
 // tool error) is part of the run, recorded in the log, not an activity
 // error.
 func options(ctx workflow.Context, name string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, activityOptions(ctx, name))
+}
+
+func activityOptions(ctx workflow.Context, name string) workflow.ActivityOptions {
 	hb, _ := ctx.Value(heartbeatKey{}).(time.Duration)
 	o := workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
@@ -195,7 +255,7 @@ func options(ctx workflow.Context, name string) workflow.Context {
 	case ActivityToolCall:
 		o.StartToCloseTimeout = sandbox.MaxTimeout + 5*time.Minute
 	}
-	return workflow.WithActivityOptions(ctx, o)
+	return o
 }
 
 type heartbeatKey struct{}
