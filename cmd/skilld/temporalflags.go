@@ -30,11 +30,11 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 		"the Temporal task queue servers and workers share (env SKILLD_TEMPORAL_TASK_QUEUE)")
 }
 
-// registerHeartbeat adds the steps' heartbeat timeout, which the server
-// sets on the workflows it starts.
+// registerHeartbeat adds the time to notice a dead worker, which the
+// server sets on the workflows it starts (their workflow task timeout).
 func (f *temporalFlags) registerHeartbeat(fs *flag.FlagSet) error {
 	fs.DurationVar(&f.heartbeat, "temporal-heartbeat", skdtemporal.DefaultHeartbeat,
-		"how long a step may go without a worker's heartbeat before another worker takes the task over\n(env SKILLD_TEMPORAL_HEARTBEAT)")
+		"how long a task's worker may go without a heartbeat before another worker takes the task over;\na cancel reaches a step in progress within 0.8 of it (env SKILLD_TEMPORAL_HEARTBEAT)")
 	return envFlags(fs, map[string]string{"temporal-heartbeat": "SKILLD_TEMPORAL_HEARTBEAT"})
 }
 

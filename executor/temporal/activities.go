@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -26,6 +27,8 @@ type Activities struct {
 	IdleTimeout time.Duration
 
 	sessions sessions
+	// draining is set when the worker begins to stop: no step starts.
+	draining atomic.Bool
 }
 
 // Begin moves a queued task to running and returns its deadline. A task
@@ -62,6 +65,13 @@ func (a *Activities) Step(ctx context.Context, in StepInput) (StepResult, error)
 	at := s.at
 	if in.Next.Kind == stepStart || at.step.Kind != in.Next.Kind || at.step.CallID != in.Next.CallID {
 		return a.report(ctx, in.TaskID, at), nil
+	}
+	if a.draining.Load() {
+		// The worker keeps running its workflow tasks while it stops,
+		// and local steps with them: starting none leaves no step to
+		// cut off when the stop times out. The task goes on from its log
+		// on another worker once its workflow task times out.
+		return StepResult{}, sdkError("this worker is stopping; task %s goes on on another worker", in.TaskID)
 	}
 	if at.step.Kind == agent.StepApproval {
 		s.approved = in.Approved
@@ -256,6 +266,10 @@ func activityError(err error) error {
 	}
 	return permanent("%s", skilld.ErrorMessage(err))
 }
+
+// Drain makes the worker start no more steps, before it stops: those in
+// flight finish.
+func (a *Activities) Drain() { a.draining.Store(true) }
 
 // Stop suspends every run on this worker, as a worker stopping must: its
 // steps go to other workers, which resume the runs from their logs.
