@@ -82,9 +82,9 @@ func runWorker(ctx context.Context, e *env, args []string) int {
 	runner := newExecutor(svc, db, blobs, sbx, nil, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
 		execOptions{network: sbf.network, keep: *keep, taskTimeout: xf.taskTimeout, outputBudget: xf.outputBytes, observer: obs.observer(), logger: logger})
 	acts := &skdtemporal.Activities{Runner: runner, DB: db, Logger: logger}
-	// On stop, no step starts, and steps in flight get --shutdown-timeout
-	// to finish; then the runs are suspended, and other workers take them
-	// over.
+	// On stop, the tasks go on to their next model call and are handed
+	// over there; steps in flight get --shutdown-timeout to finish; then
+	// the runs are suspended, and other workers take them over.
 	w := skdtemporal.NewWorker(c, tf.queue, acts, worker.Options{MaxConcurrentActivityExecutionSize: xf.maxRunning, WorkerStopTimeout: xf.shutdownTimeout})
 	if err := w.Start(); err != nil {
 		return fail(fmt.Errorf("starting the worker: %w", err))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	sdktemporal "go.temporal.io/sdk/temporal"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent"
@@ -27,8 +28,23 @@ type Activities struct {
 	IdleTimeout time.Duration
 
 	sessions sessions
-	// draining is set when the worker begins to stop: no step starts.
-	draining atomic.Bool
+	state    atomic.Int32 // running, draining or stopped
+}
+
+// Activities' states.
+const (
+	running int32 = iota
+	// draining: the worker is stopping; the steps of a model's answer
+	// (tool calls, approvals) go on, nothing else begins.
+	draining
+	// stopped: the runs are suspended; nothing begins.
+	stopped
+)
+
+// handsOver says whether a draining worker hands a task over rather than
+// perform its step n.
+func handsOver(n Next) bool {
+	return n.Kind == stepStart || n.Kind == agent.StepModel || n.Kind == agent.StepCompaction
 }
 
 // Begin moves a queued task to running and returns its deadline. A task
@@ -56,6 +72,17 @@ func (a *Activities) Begin(ctx context.Context, taskID string) (BeginResult, err
 // interrupted), Step performs nothing and reports where it is, so that the
 // workflow schedules the right activity.
 func (a *Activities) Step(ctx context.Context, in StepInput) (StepResult, error) {
+	if st := a.state.Load(); st == stopped || st == draining && handsOver(in.Next) {
+		// A stopping worker would go on running local steps in the
+		// workflow tasks it holds, to be cut off when the stop times
+		// out, and could rebuild a run it has just suspended. It hands
+		// the task over instead, at the next step the log can say was
+		// not begun: a model call (a tool call whose model answer is
+		// logged but whose result is not would be resumed elsewhere as
+		// interrupted, not run).
+		return StepResult{}, sdktemporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("this worker is stopping; task %s goes on on another worker", in.TaskID), errTypeMoving, nil)
+	}
 	s, err := a.session(ctx, in.TaskID)
 	if err != nil || s == nil {
 		return StepResult{Done: s == nil}, err
@@ -65,13 +92,6 @@ func (a *Activities) Step(ctx context.Context, in StepInput) (StepResult, error)
 	at := s.at
 	if in.Next.Kind == stepStart || at.step.Kind != in.Next.Kind || at.step.CallID != in.Next.CallID {
 		return a.report(ctx, in.TaskID, at), nil
-	}
-	if a.draining.Load() {
-		// The worker keeps running its workflow tasks while it stops,
-		// and local steps with them: starting none leaves no step to
-		// cut off when the stop times out. The task goes on from its log
-		// on another worker once its workflow task times out.
-		return StepResult{}, sdkError("this worker is stopping; task %s goes on on another worker", in.TaskID)
 	}
 	if at.step.Kind == agent.StepApproval {
 		s.approved = in.Approved
@@ -267,10 +287,14 @@ func activityError(err error) error {
 	return permanent("%s", skilld.ErrorMessage(err))
 }
 
-// Drain makes the worker start no more steps, before it stops: those in
-// flight finish.
-func (a *Activities) Drain() { a.draining.Store(true) }
+// Drain readies the worker to stop: its tasks go on to their next model
+// call (the steps in flight finish, and the tool calls the model asked
+// for run), and are handed over there.
+func (a *Activities) Drain() { a.state.CompareAndSwap(running, draining) }
 
 // Stop suspends every run on this worker, as a worker stopping must: its
 // steps go to other workers, which resume the runs from their logs.
-func (a *Activities) Stop() { a.sessions.dropAll() }
+func (a *Activities) Stop() {
+	a.state.Store(stopped)
+	a.sessions.dropAll()
+}

@@ -47,6 +47,9 @@ type tenv struct {
 	*executortest.Env
 	queue string
 	svc   *service.Service
+	// handover stops the worker as skilld worker does on SIGTERM: it
+	// drains it, starts a new one, runs between, then stops the old one.
+	handover func(between func())
 }
 
 func temporalEnv(t testing.TB, c client.Client, db store.Store, m *executortest.Model, o executortest.Options) *tenv {
@@ -75,7 +78,15 @@ func temporalEnv(t testing.TB, c client.Client, db store.Store, m *executortest.
 	w, a := startWorker()
 	t.Cleanup(func() { a.Stop(); w.Stop() })
 	actor := executortest.Admin(t, svc)
-	return &tenv{queue: queue, svc: svc, Env: &executortest.Env{Service: svc, Actor: actor,
+	handover := func(between func()) {
+		oldW, oldA := w, a
+		oldA.Drain()
+		w, a = startWorker()
+		between()
+		oldW.Stop()
+		oldA.Stop()
+	}
+	return &tenv{queue: queue, svc: svc, handover: handover, Env: &executortest.Env{Service: svc, Actor: actor,
 		Workspace: func(id string) string { return filepath.Join(sbCfg.Root, id, "workspace") },
 		Restart: func(t *testing.T) {
 			a.Stop()

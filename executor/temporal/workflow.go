@@ -90,9 +90,7 @@ func TaskWorkflow(ctx workflow.Context, in Input) error {
 				return end(ctx, in.TaskID, ctx.Err())
 			}
 		}
-		name := activityFor(next)
-		var res StepResult
-		err := execute(ctx, local, name, StepInput{TaskID: in.TaskID, Next: next, Approved: approved}).Get(ctx, &res)
+		res, err := step(ctx, local, StepInput{TaskID: in.TaskID, Next: next, Approved: approved})
 		if err != nil {
 			return end(ctx, in.TaskID, err)
 		}
@@ -111,6 +109,24 @@ func TaskWorkflow(ctx workflow.Context, in Input) error {
 				cont.Decisions = append(cont.Decisions, Decision{CallID: id, Approved: ok})
 			}
 			return workflow.NewContinueAsNewError(ctx, TaskWorkflow, cont)
+		}
+	}
+}
+
+// step runs the activity of a step. A local step refused by a stopping
+// worker (errTypeMoving) is asked again after a timer, which ends the
+// workflow task: the stopping worker polls no more, so the next workflow
+// task, and the step, go to another worker.
+func step(ctx workflow.Context, local bool, in StepInput) (StepResult, error) {
+	for {
+		var res StepResult
+		err := execute(ctx, local, activityFor(in.Next), in).Get(ctx, &res)
+		var app *sdktemporal.ApplicationError
+		if !errors.As(err, &app) || app.Type() != errTypeMoving {
+			return res, err
+		}
+		if err := workflow.Sleep(ctx, time.Second); err != nil {
+			return res, err
 		}
 	}
 }
@@ -262,6 +278,9 @@ type heartbeatKey struct{}
 
 // errTypePermanent marks activity errors that retrying cannot fix.
 const errTypePermanent = "skilld.permanent"
+
+// errTypeMoving marks a step a stopping worker did not start.
+const errTypeMoving = "skilld.moving"
 
 func permanent(format string, args ...any) error {
 	return sdktemporal.NewNonRetryableApplicationError(fmt.Sprintf(format, args...), errTypePermanent, nil)

@@ -28,6 +28,8 @@ type fakeActivities struct {
 	finished []skdtemporal.FinishInput
 	deadline time.Time
 	fail     error
+	// moving is how many step calls to refuse as a stopping worker does.
+	moving int
 }
 
 func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
@@ -40,6 +42,10 @@ func (f *fakeActivities) register(env *testsuite.TestWorkflowEnvironment) {
 			f.calls, f.inputs = append(f.calls, name), append(f.inputs, in)
 			if f.fail != nil {
 				return skdtemporal.StepResult{}, f.fail
+			}
+			if f.moving > 0 {
+				f.moving--
+				return skdtemporal.StepResult{}, sdktemporal.NewNonRetryableApplicationError("this worker is stopping", "skilld.moving", nil)
 			}
 			if len(f.script) == 0 {
 				return skdtemporal.StepResult{Done: true}, nil
@@ -149,6 +155,32 @@ func TestWorkflowCancel(t *testing.T) {
 	}
 	if len(f.finished) != 1 || f.finished[0].Status != "cancelled" {
 		t.Errorf("finished %+v", f.finished)
+	}
+}
+
+// A step a stopping worker refused is asked again, the same, after the
+// workflow task ends (a timer); an approval is not waited for twice.
+func TestWorkflowStepMoves(t *testing.T) {
+	f := &fakeActivities{script: []skdtemporal.StepResult{next(agent.StepApproval, agent.ToolShell, "c1"), next(agent.StepModel, "", "")}}
+	env := newEnv(t, f)
+	env.RegisterDelayedCallback(func() {
+		f.mu.Lock()
+		f.moving = 2
+		f.mu.Unlock()
+		env.SignalWorkflow(skdtemporal.SignalDecide, skdtemporal.Decision{CallID: "c1", Approved: true})
+	}, time.Minute)
+	env.ExecuteWorkflow(skdtemporal.WorkflowName, skdtemporal.Input{TaskID: "t"})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	want := "skilld.Begin skilld.Prepare skilld.Approval skilld.Approval skilld.Approval skilld.ModelCall"
+	if got := strings.Join(f.calls, " "); got != want {
+		t.Errorf("activities\n got %s\nwant %s", got, want)
+	}
+	for _, in := range f.inputs[1:4] {
+		if in.Next.CallID != "c1" || !in.Approved {
+			t.Errorf("approval asked with %+v", in)
+		}
 	}
 }
 
