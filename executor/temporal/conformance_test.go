@@ -45,21 +45,28 @@ func TestConformance(t *testing.T) {
 // tenv is an Env with what the Temporal tests look into.
 type tenv struct {
 	*executortest.Env
-	queue string
-	svc   *service.Service
+	queue  string
+	svc    *service.Service
+	client client.Client
 	// handover stops the worker as skilld worker does on SIGTERM: it
 	// drains it, starts a new one, runs between, then stops the old one.
 	handover func(between func())
 }
 
 func temporalEnv(t testing.TB, c client.Client, db store.Store, m *executortest.Model, o executortest.Options) *tenv {
+	return temporalEnvWith(t, c, db, m, o, 3*time.Second)
+}
+
+// temporalEnvWith is temporalEnv whose executor notices a dead worker
+// after heartbeat (Executor.Heartbeat).
+func temporalEnvWith(t testing.TB, c client.Client, db store.Store, m *executortest.Model, o executortest.Options, heartbeat time.Duration) *tenv {
 	blobs, err := fsblob.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	queue := "test-" + random()
 	svc := service.New(db, blobs, nil, service.Config{Executor: func(*service.Service) service.Executor {
-		return &skdtemporal.Executor{Client: c, TaskQueue: queue, DB: db, Heartbeat: 3 * time.Second}
+		return &skdtemporal.Executor{Client: c, TaskQueue: queue, DB: db, Heartbeat: heartbeat}
 	}})
 	sbx, sbCfg := bwraptest.New(t)
 	startWorker := func() (worker.Worker, *skdtemporal.Activities) {
@@ -86,7 +93,7 @@ func temporalEnv(t testing.TB, c client.Client, db store.Store, m *executortest.
 		oldW.Stop()
 		oldA.Stop()
 	}
-	return &tenv{queue: queue, svc: svc, handover: handover, Env: &executortest.Env{Service: svc, Actor: actor,
+	return &tenv{queue: queue, svc: svc, client: c, handover: handover, Env: &executortest.Env{Service: svc, Actor: actor,
 		Workspace: func(id string) string { return filepath.Join(sbCfg.Root, id, "workspace") },
 		Restart: func(t *testing.T) {
 			a.Stop()
