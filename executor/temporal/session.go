@@ -98,12 +98,13 @@ func (ss *sessions) drop(s *session) {
 }
 
 // evictIdle drops the sessions parked for longer than idle (a task waiting
-// for a person): the next step rebuilds the run from the log.
+// for a person): the next step rebuilds the run from the log. A session a
+// step is using (a long tool call) is not idle.
 func (ss *sessions) evictIdle(idle time.Duration) {
 	ss.mu.Lock()
 	var old []*session
 	for _, s := range ss.m {
-		if time.Since(s.used) > idle {
+		if time.Since(s.used) > idle && !s.busy.Load() {
 			old = append(old, s)
 		}
 	}

@@ -2,17 +2,19 @@
 // servers and workers that share the database and the blob store.
 //
 // A task is a workflow (TaskWorkflow, ID "task-<task id>"). Its side
-// effects are activities, one per step of the run: the model call for the
-// next turn (ModelCall), a compaction (Compaction), a skill's activation
-// and materialization (Activation), any other tool call (ToolCall), the
-// go-ahead after an approval (Approval). Each has its own timeouts, a
-// heartbeat, and a retry policy. The run itself lives on a worker (a
-// session, see session.go): an activity lets it perform exactly the step
-// it names and reports the next one. The run writes each step's result to
-// the task log before the activity returns, so an activity retried on
-// another worker — the first one crashed or was cut off — rebuilds the
-// run from the log (agent.Task.Resume) and goes on from the same place;
-// appends are fenced, so a worker left behind cannot write any more.
+// effects are local activities, one per step of the run: the model call
+// for the next turn (ModelCall), a compaction (Compaction), a skill's
+// activation and materialization (Activation), any other tool call
+// (ToolCall), the go-ahead after an approval (Approval). Each has its own
+// timeouts and retry policy; the worker heartbeats the workflow task
+// while they run. The run itself lives on a worker (a session, see
+// session.go): an activity lets it perform exactly the step it names and
+// reports the next one. The run writes each step's result to the task log
+// before the activity returns, so an activity run again on another worker
+// — the first one crashed or was cut off, and Temporal replays the
+// workflow — rebuilds the run from the log (agent.Task.Resume) and goes
+// on from the same place, performing nothing the log already has; appends
+// are fenced, so a worker left behind cannot write any more.
 //
 // Nothing large enters the workflow's history: SKILL.md bodies, tool
 // outputs and model answers stay in the task log and the blob store, and
