@@ -70,8 +70,10 @@ type Input struct {
 	// Decisions are approvals signalled before the workflow continued as
 	// new, not used yet.
 	Decisions []Decision `json:"decisions,omitempty"`
-	// Heartbeat is the step activities' heartbeat timeout: how soon a
-	// dead worker's step goes to another (0: DefaultHeartbeat).
+	// Heartbeat is the step activities' heartbeat timeout in workflows
+	// from before the steps were local: how soon a dead worker's step
+	// goes to another (0: DefaultHeartbeat). Local steps are bounded by
+	// the workflow task timeout instead (Executor.Heartbeat).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 }
 
