@@ -15,7 +15,7 @@ import (
 // skilld worker processes on one PostgreSQL database, one blob store and
 // one work dir; a random worker is killed with SIGKILL every few hundred
 // milliseconds and started again. The other worker (or the restarted one)
-// takes each task over once its step's heartbeat times out, resuming from
+// takes each task over once its workflow task times out, resuming from
 // the task log, and every task ends as it would have without the kills —
 // the same checks as TestCrashResume.
 func TestTemporalWorkersKilled(t *testing.T) {
@@ -54,7 +54,10 @@ func TestTemporalWorkersKilled(t *testing.T) {
 			}
 		}
 	})
-	crashRun(t, api, work, 20, func(rng *rand.Rand) {
+	// 40 tasks: a task runs on one worker from start to end unless that
+	// worker dies (its steps are local activities), and is soon done, so
+	// the kills need many tasks in flight to land on some.
+	crashRun(t, api, work, 40, func(rng *rand.Rand) {
 		w := workers[rng.IntN(len(workers))]
 		w.kill()
 		w.start()
