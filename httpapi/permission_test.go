@@ -70,7 +70,7 @@ func TestPermissionsAPI(t *testing.T) {
 func TestSecretsAPI(t *testing.T) {
 	e := newEnv(t, firstDriver(t))
 	base := "/v1/workspaces/default"
-	if r := e.request("PUT", base+"/secrets/API_TOKEN", e.admin, map[string]any{"value": "v"}); r.status != 503 || r.errorCode(t) != "unavailable" {
+	if r := e.request("PUT", base+"/secrets/API_TOKEN", e.admin, map[string]any{"value": "value"}); r.status != 503 || r.errorCode(t) != "unavailable" {
 		t.Errorf("keyless put: %d %s", r.status, r.body)
 	}
 	key, _, err := secretkey.Generate()
