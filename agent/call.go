@@ -79,7 +79,11 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	}
 	report := &callReport{ref: refOf(call)}
 	callCtx = context.WithValue(callCtx, callReportKey{}, report)
-	out, err := o.tool.Call(callCtx, call.Arguments)
+	var out string
+	var err error
+	if !r.effect(ctx, func() { out, err = o.tool.Call(callCtx, call.Arguments) }) {
+		return
+	}
 	// What a secret's command printed, or a file it wrote, is the model's
 	// to read only with the secret's value replaced by its name.
 	out = r.secrets.redact(out)

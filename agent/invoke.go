@@ -70,7 +70,11 @@ func (r *run) userInvocation(ctx context.Context, input string) string {
 	if inv == nil {
 		return input
 	}
-	out, err := r.activateWith(ctx, name, inv)
+	var out string
+	var err error
+	if !r.effect(ctx, func() { out, err = r.activateWith(ctx, name, inv) }) {
+		return input
+	}
 	if err != nil {
 		return fmt.Sprintf("%s\n\n[The user invoked the skill %s, which could not be activated: %s]", input, name, errorText(err))
 	}

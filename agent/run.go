@@ -13,7 +13,6 @@ import (
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/model"
 	"github.com/skilld/skilld/agent/tool"
-	"github.com/skilld/skilld/internal/outage"
 	"github.com/skilld/skilld/skillsearch"
 )
 
@@ -104,6 +103,8 @@ type run struct {
 	goSkills  map[string]*GoSkill
 	active    map[string]*activation
 	res       residency // the placement: how active skills stay with the model
+	// buf holds what the run wrote since its last side effect.
+	buf logBuffer
 
 	// Tools: the run's own (before policy); those of them the policy
 	// offers and each Go skill's, settled once by prepare; what is offered
@@ -144,6 +145,7 @@ func (a *Agent) Run(ctx context.Context, task Task) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		r := newRun(a.cfg, task, yield)
 		r.main(ctx)
+		r.flush(ctx)
 	}
 }
 
@@ -164,7 +166,7 @@ func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
 	}
 	r.store = NewKVStore(cfg.Store.snapshot())
 	r.store.persist = func(ctx context.Context, key string, value json.RawMessage) error {
-		if _, _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}); !ok {
+		if _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}, nil); !ok {
 			return skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the store write")
 		}
 		return nil
@@ -182,53 +184,35 @@ func (r *run) emit(ctx context.Context, p Payload) {
 		return
 	}
 	ev := Event{Type: p.EventType(), TaskID: r.task.ID, Payload: r.secrets.redactPayload(p)}
-	if seq, at, replayed, ok := r.appendLog(ctx, KindEvent, ev); ok && !replayed {
-		ev.Seq, ev.Time = seq, at
-		r.deliver(ev)
-	}
+	r.appendLog(ctx, KindEvent, ev, &ev)
 }
 
 // appendLog appends v to the task log as JSON; when that fails the run
-// fails and ok is false. While a resumed run replays its log, the entry is
-// already there: replayed is set and nothing is written. Once the run is
-// suspended nothing is written at all.
-func (r *run) appendLog(ctx context.Context, kind string, v any) (seq int64, at time.Time, replayed, ok bool) {
+// fails and ok is false. ev, if not nil, is handed to the consumer once
+// the entry is in the log (see put: it may wait for the next side
+// effect). While a resumed run replays its log, the entry is already
+// there: replayed is set and nothing is written nor delivered. Once the
+// run is suspended nothing is written at all, but what it wrote before
+// goes to the log.
+func (r *run) appendLog(ctx context.Context, kind string, v any, ev *Event) (seq int64, replayed, ok bool) {
 	if Suspended(ctx) {
+		r.flush(ctx)
 		r.stopped = true
-		return 0, time.Time{}, false, false
+		return 0, false, false
 	}
 	if !r.rp.done() {
 		e, found, err := r.rp.match(kind, v)
 		if err != nil {
 			r.diverged(ctx, err)
-			return 0, time.Time{}, false, false
+			return 0, false, false
 		}
 		if found {
-			return e.Seq, e.Time, true, true
+			return e.Seq, true, true
 		}
 	}
 	r.goLive(ctx)
-	seq, at, err := r.write(ctx, kind, v)
-	if err != nil {
-		r.fail(fmt.Errorf("appending to the task log: %w", err))
-		return 0, time.Time{}, false, false
-	}
-	return seq, at, false, true
-}
-
-// write appends one entry. A log entry that cannot be written ends the
-// run, so a short storage outage is waited out rather than lose the task.
-func (r *run) write(ctx context.Context, kind string, v any) (seq int64, at time.Time, err error) {
-	payload, err := json.Marshal(v)
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	payload = r.secrets.redactJSON(payload)
-	err = outage.WaitOut(context.WithoutCancel(ctx), r.cfg.StorageRetry, "the task log", func(ctx context.Context) (err error) {
-		seq, at, err = r.cfg.Log.Append(ctx, kind, payload)
-		return err
-	})
-	return seq, at, err
+	seq, ok = r.put(ctx, kind, v, ev)
+	return seq, false, ok
 }
 
 // goLive marks, once, where a resumed run stops replaying and acts again:
@@ -242,12 +226,7 @@ func (r *run) goLive(ctx context.Context) {
 		m.Resume(r.rp.answered())
 	}
 	ev := Event{Type: EventTaskResumed, TaskID: r.task.ID, Payload: TaskResumed{Replayed: len(r.rp.entries)}}
-	if seq, at, err := r.write(ctx, KindEvent, ev); err == nil {
-		ev.Seq, ev.Time = seq, at
-		r.deliver(ev)
-	} else {
-		r.fail(fmt.Errorf("appending to the task log: %w", err))
-	}
+	r.put(ctx, KindEvent, ev, &ev)
 }
 
 // diverged ends a replay that found the log does not match the run: the
@@ -259,10 +238,14 @@ func (r *run) diverged(ctx context.Context, err error) {
 	r.stopped = true
 }
 
-// deliver hands an event to the consumer, noting when it stops reading.
+// deliver hands an event to the consumer, noting when it stops reading
+// (after which it is handed nothing more).
 func (r *run) deliver(ev Event) {
+	if r.buf.gone {
+		return
+	}
 	if !r.yield(ev, nil) {
-		r.stopped = true
+		r.stopped, r.buf.gone = true, true
 	}
 }
 
@@ -290,15 +273,13 @@ func (r *run) add(ctx context.Context, lm logMessage) {
 		lm.Tokens = messageTokens(r.cfg.Tokenizer, m)
 	}
 	e := entry{msg: m, tokens: lm.Tokens, skill: skill, protected: skill != ""}
-	seq, at, replayed, ok := r.appendLog(ctx, KindMessage, lm)
+	ev := messageEvent(r.task.ID, 0, time.Time{}, m, skill, e.tokens)
+	seq, _, ok := r.appendLog(ctx, KindMessage, lm, &ev)
 	if !ok {
 		return
 	}
 	e.seq = seq
 	r.view.add(e)
-	if !replayed {
-		r.deliver(messageEvent(r.task.ID, seq, at, m, skill, e.tokens))
-	}
 }
 
 // logMessage is a message as the task log stores it: complete, so the

@@ -1,6 +1,10 @@
 package agent
 
-import "context"
+import (
+	"context"
+
+	"github.com/skilld/skilld"
+)
 
 // StepKind names a side effect of a run: what an executor may want to
 // schedule, time, retry or run elsewhere.
@@ -23,9 +27,13 @@ type Step struct {
 	CallID string
 }
 
-// gate asks Config.Gate whether the run may perform s now. A refusal
-// suspends the run: it stops and writes nothing more, to be resumed later.
+// gate puts what the run wrote so far in the log (flush), then asks
+// Config.Gate whether the run may perform s now. A refusal suspends the
+// run: it stops and writes nothing more, to be resumed later.
 func (r *run) gate(ctx context.Context, s Step) error {
+	if !r.flush(ctx) {
+		return errLogFailed
+	}
 	if r.cfg.Gate == nil {
 		return nil
 	}
@@ -35,3 +43,7 @@ func (r *run) gate(ctx context.Context, s Step) error {
 	}
 	return nil
 }
+
+// errLogFailed stops a step whose log entries could not be written (the
+// run has failed already).
+var errLogFailed = skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the run's entries")

@@ -31,25 +31,60 @@ type taskLog struct {
 }
 
 func (g *taskLog) Append(ctx context.Context, kind string, payload json.RawMessage) (int64, time.Time, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	u := callUsage(kind, payload)
-	e, err := g.db.TaskLogAppend(ctx, &store.TaskLogAppendParams{TaskID: g.taskID, Kind: kind, Payload: payload, ExpectSeq: g.next,
-		PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)})
-	if errors.Is(err, store.ErrLogMoved) {
-		// Ours, if an earlier attempt committed it unacknowledged.
-		if got, lerr := g.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: g.taskID, AfterSeq: g.next - 1, Limit: 1}); lerr == nil &&
-			len(got) == 1 && got[0].Seq == g.next && got[0].Kind == kind && sameJSON(got[0].Payload, payload) {
-			e, err = got[0], nil
-		}
-	}
+	es, err := g.AppendBatch(ctx, []agent.LogEntry{{Kind: kind, Payload: payload}})
 	if err != nil {
 		return 0, time.Time{}, err
 	}
-	g.next = e.Seq + 1
-	g.budget.count(int64(len(payload)))
-	return e.Seq, e.CreatedAt, nil
+	return es[0].Seq, es[0].Time, nil
 }
+
+// AppendBatch appends a run's entries in one transaction, as Append does
+// one: expecting the log where the run left it, and taking the batch as
+// ours when its commit went unacknowledged and the log holds it.
+func (g *taskLog) AppendBatch(ctx context.Context, entries []agent.LogEntry) ([]agent.LogEntry, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := &store.TaskLogAppendBatchParams{TaskID: g.taskID, ExpectSeq: g.next, Entries: make([]store.TaskLogBatchEntry, len(entries))}
+	size := int64(0)
+	for i, e := range entries {
+		u := callUsage(e.Kind, e.Payload)
+		p.Entries[i] = store.TaskLogBatchEntry{Kind: e.Kind, Payload: e.Payload, PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens)}
+		size += int64(len(e.Payload))
+	}
+	got, err := g.db.TaskLogAppendBatch(ctx, p)
+	if errors.Is(err, store.ErrLogMoved) {
+		// Ours, if an earlier attempt committed it unacknowledged.
+		if there, lerr := g.db.TaskLogList(ctx, &store.TaskLogListParams{TaskID: g.taskID, AfterSeq: g.next - 1, Limit: len(entries)}); lerr == nil && same(there, entries, g.next) {
+			got, err = there, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agent.LogEntry, len(got))
+	for i, e := range got {
+		out[i] = agent.LogEntry{Seq: e.Seq, Kind: e.Kind, Payload: entries[i].Payload, Time: e.CreatedAt}
+	}
+	g.next = got[len(got)-1].Seq + 1
+	g.budget.count(size)
+	return out, nil
+}
+
+// same reports whether the log entries there, from seq first, are the
+// entries a run appends.
+func same(there []*skilld.TaskLogEntry, entries []agent.LogEntry, first int64) bool {
+	if len(there) != len(entries) {
+		return false
+	}
+	for i, e := range there {
+		if e.Seq != first+int64(i) || e.Kind != entries[i].Kind || !sameJSON(e.Payload, entries[i].Payload) {
+			return false
+		}
+	}
+	return true
+}
+
+var _ agent.BatchLog = (*taskLog)(nil)
 
 // callUsage is the usage of the model call a log entry records: the
 // llm.call.completed event of a turn, or the context.compacted event of a

@@ -18,6 +18,7 @@ type TaskRecords interface {
 	TaskList(ctx context.Context, p *store.TaskListParams) ([]*skilld.Task, int, error)
 	TaskUpdate(ctx context.Context, p *store.TaskUpdateParams) (*skilld.Task, error)
 	TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParams) (*skilld.TaskLogEntry, error)
+	TaskLogAppendBatch(ctx context.Context, p *store.TaskLogAppendBatchParams) ([]*skilld.TaskLogEntry, error)
 	TaskLogList(ctx context.Context, p *store.TaskLogListParams) ([]*skilld.TaskLogEntry, error)
 	TaskOutputAdd(ctx context.Context, p *store.TaskOutputParams) error
 	TaskOutputExists(ctx context.Context, p *store.TaskOutputParams) (bool, error)

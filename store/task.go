@@ -32,6 +32,11 @@ type TaskQueries interface {
 	// … with no gaps, even under concurrent appenders). ENOTFOUND when the
 	// task is missing.
 	TaskLogAppend(ctx context.Context, p *TaskLogAppendParams) (*skilld.TaskLogEntry, error)
+	// TaskLogAppendBatch appends entries, in order, in one transaction:
+	// all of them or none. ExpectSeq fences the first as TaskLogAppend's
+	// does. EINVALID for an empty batch; ENOTFOUND when the task is
+	// missing.
+	TaskLogAppendBatch(ctx context.Context, p *TaskLogAppendBatchParams) ([]*skilld.TaskLogEntry, error)
 	// TaskLogList returns entries with Seq > AfterSeq in order.
 	TaskLogList(ctx context.Context, p *TaskLogListParams) ([]*skilld.TaskLogEntry, error)
 	// TaskCountByStatus counts the tasks of every workspace by status, in
@@ -112,6 +117,26 @@ type TaskLogAppendParams struct {
 	// call, are added to the task's usage in the append's transaction: the
 	// totals are exactly those of the calls in the log, however often the
 	// run was resumed or an append retried.
+	PromptTokens     int64
+	CompletionTokens int64
+}
+
+// TaskLogAppendBatchParams are entries appended together to one task's
+// log: a run's entries between two side effects, which have to be durable
+// only before the next one.
+type TaskLogAppendBatchParams struct {
+	TaskID string
+	// ExpectSeq, when set, is the sequence number the first entry must get
+	// (TaskLogAppendParams.ExpectSeq).
+	ExpectSeq int64
+	Entries   []TaskLogBatchEntry
+}
+
+// TaskLogBatchEntry is one entry of a batch: TaskLogAppendParams without
+// the task and the fence.
+type TaskLogBatchEntry struct {
+	Kind             string
+	Payload          json.RawMessage
 	PromptTokens     int64
 	CompletionTokens int64
 }

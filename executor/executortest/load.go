@@ -271,6 +271,11 @@ func (c *CountingStore) TaskLogAppend(ctx context.Context, p *store.TaskLogAppen
 	return c.Store.TaskLogAppend(ctx, p)
 }
 
+func (c *CountingStore) TaskLogAppendBatch(ctx context.Context, p *store.TaskLogAppendBatchParams) ([]*skilld.TaskLogEntry, error) {
+	c.writes.Add(1)
+	return c.Store.TaskLogAppendBatch(ctx, p)
+}
+
 func (c *CountingStore) TaskOutputAdd(ctx context.Context, p *store.TaskOutputParams) error {
 	c.writes.Add(1)
 	return c.Store.TaskOutputAdd(ctx, p)

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("EvalResults", func(t *testing.T) { testEvalResults(t, open) })
 	t.Run("Tasks", func(t *testing.T) { testTasks(t, open) })
 	t.Run("ConcurrentTaskLog", func(t *testing.T) { testConcurrentTaskLog(t, open) })
+	t.Run("TaskLogBatch", func(t *testing.T) { testTaskLogBatch(t, open) })
 	t.Run("TaskPackages", func(t *testing.T) { testTaskPackages(t, open) })
 	t.Run("TaskOutputs", func(t *testing.T) { testTaskOutputs(t, open) })
 	t.Run("TaskDelete", func(t *testing.T) { testTaskDelete(t, open) })

@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -171,36 +172,68 @@ func scanTaskLog(r Row) (*skilld.TaskLogEntry, error) {
 	return &e, nil
 }
 
-// TaskLogAppend takes the next number from the task row in the same
-// transaction as the insert: the row update serializes appenders of one
-// task, and a rollback returns the number, so there are never gaps. The
-// same update adds the entry's usage and bytes, so the totals move with
-// the log.
+// TaskLogAppend appends one entry: a batch of one.
 func (q *Queries) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParams) (*skilld.TaskLogEntry, error) {
-	if p.PromptTokens < 0 || p.CompletionTokens < 0 {
-		return nil, &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("a log entry of task %s has negative usage (%d prompt, %d completion tokens)", p.TaskID, p.PromptTokens, p.CompletionTokens)}
+	es, err := q.TaskLogAppendBatch(ctx, &store.TaskLogAppendBatchParams{TaskID: p.TaskID, ExpectSeq: p.ExpectSeq,
+		Entries: []store.TaskLogBatchEntry{{Kind: p.Kind, Payload: p.Payload, PromptTokens: p.PromptTokens, CompletionTokens: p.CompletionTokens}}})
+	if err != nil {
+		return nil, err
 	}
-	var out *skilld.TaskLogEntry
+	return es[0], nil
+}
+
+// TaskLogAppendBatch takes the next numbers from the task row in the same
+// transaction as the insert: the row update serializes appenders of one
+// task, and a rollback returns the numbers, so there are never gaps. The
+// same update adds the entries' usage and bytes, so the totals move with
+// the log. One update and one insert, whatever the batch's size: the
+// statements, not the rows, are what a transaction costs.
+func (q *Queries) TaskLogAppendBatch(ctx context.Context, p *store.TaskLogAppendBatchParams) ([]*skilld.TaskLogEntry, error) {
+	if len(p.Entries) == 0 {
+		return nil, &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("a batch of log entries of task %s has no entries", p.TaskID)}
+	}
+	var prompt, completion, size int64
+	payloads := make([]string, len(p.Entries))
+	for i, e := range p.Entries {
+		if e.PromptTokens < 0 || e.CompletionTokens < 0 {
+			return nil, &skilld.Error{Code: skilld.EINVALID, Message: fmt.Sprintf("a log entry of task %s has negative usage (%d prompt, %d completion tokens)", p.TaskID, e.PromptTokens, e.CompletionTokens)}
+		}
+		payloads[i] = jsonText(e.Payload)
+		prompt, completion, size = prompt+e.PromptTokens, completion+e.CompletionTokens, size+int64(len(payloads[i]))
+	}
+	n := int64(len(p.Entries))
+	var out []*skilld.TaskLogEntry
 	err := q.tx(ctx, func(q *Queries) error {
 		t := now()
-		var seq int64
-		payload := jsonText(p.Payload)
-		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + 1, updated_at = ?, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
+		var last int64
+		err := q.c.ExecRow(ctx, `UPDATE tasks SET last_seq = last_seq + ?, updated_at = ?, prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			log_bytes = log_bytes + ? WHERE id = ? AND (? = 0 OR last_seq = ? - 1) RETURNING last_seq`,
-			t, p.PromptTokens, p.CompletionTokens, len(payload), p.TaskID, p.ExpectSeq, p.ExpectSeq).Scan(&seq)
+			n, t, prompt, completion, size, p.TaskID, p.ExpectSeq, p.ExpectSeq).Scan(&last)
 		if isNoRows(err) && p.ExpectSeq > 0 {
-			var last int64
-			if q.c.QueryRow(ctx, `SELECT last_seq FROM tasks WHERE id = ?`, p.TaskID).Scan(&last) == nil {
+			var at int64
+			if q.c.QueryRow(ctx, `SELECT last_seq FROM tasks WHERE id = ?`, p.TaskID).Scan(&at) == nil {
 				return &skilld.Error{Code: skilld.ECONFLICT, Err: store.ErrLogMoved,
-					Message: fmt.Sprintf("the log of task %s is at entry %d, not %d: another run of the task is writing it", p.TaskID, last, p.ExpectSeq-1)}
+					Message: fmt.Sprintf("the log of task %s is at entry %d, not %d: another run of the task is writing it", p.TaskID, at, p.ExpectSeq-1)}
 			}
 		}
 		if err != nil {
 			return notFound(err, "task %q", p.TaskID)
 		}
-		e, err := scanTaskLog(q.c.ExecRow(ctx, `INSERT INTO task_log (task_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)
-			RETURNING `+taskLogColumns, p.TaskID, seq, p.Kind, payload, t))
-		out = e
+		args := make([]any, 0, 5*n)
+		for i, e := range p.Entries {
+			args = append(args, p.TaskID, last-n+1+int64(i), e.Kind, payloads[i], t)
+		}
+		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(p.Entries)), ", ")
+		rows, err := q.c.Query(ctx, `INSERT INTO task_log (task_id, seq, kind, payload, created_at) VALUES `+values+`
+			RETURNING `+taskLogColumns, args...)
+		out, err = collect(rows, err, scanTaskLog)
+		if err == nil && len(out) != len(p.Entries) {
+			err = fmt.Errorf("%d of %d entries inserted", len(out), len(p.Entries))
+		}
+		if err == nil {
+			// RETURNING does not promise the order of VALUES.
+			slices.SortFunc(out, func(a, b *skilld.TaskLogEntry) int { return cmp.Compare(a.Seq, b.Seq) })
+		}
 		return internal(err, "appending to the log of task %q", p.TaskID)
 	})
 	return out, err
