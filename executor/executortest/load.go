@@ -72,8 +72,10 @@ type LoadResult struct {
 	Overheads []time.Duration
 	// Steps is how many model calls the tasks made.
 	Steps int
-	// Writes is how many write transactions reached the database.
-	Writes int64
+	// Writes is how many write transactions reached the database;
+	// Entries and Bytes the task log entries written and their payloads'
+	// bytes.
+	Writes, Entries, Bytes int64
 	// PeakRSS is the process's peak resident set, in bytes.
 	PeakRSS int64
 	// CPU is the process's CPU time (user and system) during the load.
@@ -83,7 +85,7 @@ type LoadResult struct {
 // add sums two results of loads run one after the other.
 func (r LoadResult) add(o LoadResult) LoadResult {
 	return LoadResult{Wall: r.Wall + o.Wall, Overheads: append(r.Overheads, o.Overheads...), Steps: r.Steps + o.Steps,
-		Writes: r.Writes + o.Writes, PeakRSS: max(r.PeakRSS, o.PeakRSS), CPU: r.CPU + o.CPU}
+		Writes: r.Writes + o.Writes, Entries: r.Entries + o.Entries, Bytes: r.Bytes + o.Bytes, PeakRSS: max(r.PeakRSS, o.PeakRSS), CPU: r.CPU + o.CPU}
 }
 
 // report puts the result on b as metrics.
@@ -119,12 +121,12 @@ func runLoad(b *testing.B, e *Env, m *Model, db *CountingStore, l Load) LoadResu
 		}
 		m.Script(inputs[i], append(turns, clock.timed(inputs[i], Answer("done")))...)
 	}
-	writes, cpu := db.Writes(), cpuTime()
+	writes, entries, bytes, cpu := db.Writes(), db.entries.Load(), db.bytes.Load(), cpuTime()
 	began := time.Now()
 	ids := startAll(b, e, ag, inputs)
 	waitAll(b, e, ids, skilld.TaskCompleted)
 	r := LoadResult{Wall: time.Since(began), Overheads: clock.overheads, Steps: l.Tasks * (l.Steps + 1),
-		Writes: db.Writes() - writes, PeakRSS: peakRSS(), CPU: cpuTime() - cpu}
+		Writes: db.Writes() - writes, Entries: db.entries.Load() - entries, Bytes: db.bytes.Load() - bytes, PeakRSS: peakRSS(), CPU: cpuTime() - cpu}
 	return r
 }
 
@@ -243,6 +245,9 @@ func peakRSS() int64 {
 type CountingStore struct {
 	store.Store
 	writes atomic.Int64
+	// entries and bytes count the task log entries appended and their
+	// payload bytes.
+	entries, bytes atomic.Int64
 }
 
 // CountWrites wraps db.
@@ -268,12 +273,24 @@ func (c *CountingStore) TaskUpdate(ctx context.Context, p *store.TaskUpdateParam
 
 func (c *CountingStore) TaskLogAppend(ctx context.Context, p *store.TaskLogAppendParams) (*skilld.TaskLogEntry, error) {
 	c.writes.Add(1)
-	return c.Store.TaskLogAppend(ctx, p)
+	e, err := c.Store.TaskLogAppend(ctx, p)
+	if err == nil {
+		c.entries.Add(1)
+		c.bytes.Add(int64(len(p.Payload)))
+	}
+	return e, err
 }
 
 func (c *CountingStore) TaskLogAppendBatch(ctx context.Context, p *store.TaskLogAppendBatchParams) ([]*skilld.TaskLogEntry, error) {
 	c.writes.Add(1)
-	return c.Store.TaskLogAppendBatch(ctx, p)
+	es, err := c.Store.TaskLogAppendBatch(ctx, p)
+	if err == nil {
+		c.entries.Add(int64(len(p.Entries)))
+		for _, e := range p.Entries {
+			c.bytes.Add(int64(len(e.Payload)))
+		}
+	}
+	return es, err
 }
 
 func (c *CountingStore) TaskOutputAdd(ctx context.Context, p *store.TaskOutputParams) error {

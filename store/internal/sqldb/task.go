@@ -1,7 +1,6 @@
 package sqldb
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -220,23 +219,19 @@ func (q *Queries) TaskLogAppendBatch(ctx context.Context, p *store.TaskLogAppend
 			return notFound(err, "task %q", p.TaskID)
 		}
 		args := make([]any, 0, 5*n)
+		out = make([]*skilld.TaskLogEntry, n)
 		for i, e := range p.Entries {
-			args = append(args, p.TaskID, last-n+1+int64(i), e.Kind, payloads[i], t)
+			out[i] = &skilld.TaskLogEntry{TaskID: p.TaskID, Seq: last - n + 1 + int64(i), Kind: e.Kind, Payload: json.RawMessage(payloads[i]), CreatedAt: t}
+			args = append(args, p.TaskID, out[i].Seq, e.Kind, payloads[i], t)
 		}
 		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(p.Entries)), ", ")
-		rows, err := q.c.Query(ctx, `INSERT INTO task_log (task_id, seq, kind, payload, created_at) VALUES `+values+`
-			RETURNING `+taskLogColumns, args...)
-		out, err = collect(rows, err, scanTaskLog)
-		if err == nil && len(out) != len(p.Entries) {
-			err = fmt.Errorf("%d of %d entries inserted", len(out), len(p.Entries))
-		}
-		if err == nil {
-			// RETURNING does not promise the order of VALUES.
-			slices.SortFunc(out, func(a, b *skilld.TaskLogEntry) int { return cmp.Compare(a.Seq, b.Seq) })
-		}
+		_, err = q.c.Exec(ctx, `INSERT INTO task_log (task_id, seq, kind, payload, created_at) VALUES `+values, args...)
 		return internal(err, "appending to the log of task %q", p.TaskID)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (q *Queries) TaskLogList(ctx context.Context, p *store.TaskLogListParams) ([]*skilld.TaskLogEntry, error) {
