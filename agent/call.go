@@ -105,6 +105,12 @@ func (r *run) callTool(ctx context.Context, call model.ToolCall) {
 	outcome := outcomeOf(out, err)
 	outcome.exitCode = report.exitCode
 	r.toolResultAs(ctx, call, outcome, skill)
+	if !o.tool.Idempotent {
+		// The result of a call that must not run twice goes to the log
+		// now, not with the next step's entries: a run stopped before
+		// that resumes with the result, not an interrupted call.
+		r.flush(ctx)
+	}
 }
 
 // callReport is what a tool says about its call besides the text the

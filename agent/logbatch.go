@@ -151,9 +151,9 @@ func firstSeq(es []LogEntry) int64 {
 // skill's files, which the user's /name invocation does outside any tool
 // call), or a tool call: the pending entries go to the log first, and what
 // the run writes while it runs is appended as it happens. It reports
-// false, without running fn, when the log failed.
+// false, without running fn, when the run stopped (its log failed).
 func (r *run) effect(ctx context.Context, fn func()) bool {
-	if !r.flush(ctx) {
+	if !r.flush(ctx) || r.stopped {
 		return false
 	}
 	r.buf.during++

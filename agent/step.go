@@ -29,10 +29,11 @@ type Step struct {
 
 // gate puts what the run wrote so far in the log (flush), then asks
 // Config.Gate whether the run may perform s now. A refusal suspends the
-// run: it stops and writes nothing more, to be resumed later.
+// run: it stops and writes nothing more, to be resumed later. A run that
+// stopped (its log failed, its consumer left) performs nothing more.
 func (r *run) gate(ctx context.Context, s Step) error {
-	if !r.flush(ctx) {
-		return errLogFailed
+	if !r.flush(ctx) || r.stopped {
+		return errStopped
 	}
 	if r.cfg.Gate == nil {
 		return nil
@@ -44,6 +45,6 @@ func (r *run) gate(ctx context.Context, s Step) error {
 	return nil
 }
 
-// errLogFailed stops a step whose log entries could not be written (the
-// run has failed already).
-var errLogFailed = skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the run's entries")
+// errStopped refuses a step of a run that stopped: its log entries could
+// not be written, or no one reads its events any more.
+var errStopped = skilld.Errorf(skilld.EUNAVAILABLE, "the run stopped")
