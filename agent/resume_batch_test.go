@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,31 +34,8 @@ import (
 //     or run again. Half the seeds make the emit tool non-idempotent:
 //     then no call of it runs twice at all.
 //
-// SKILLD_RESUME_TASKS sets how many tasks (default 300); SKILLD_RESUME_SEED
-// replays one.
-func TestResumeBetweenBatches(t *testing.T) {
-	n := 300
-	if v, err := strconv.Atoi(os.Getenv("SKILLD_RESUME_TASKS")); err == nil {
-		n = v
-	}
-	first := uint64(1)
-	if v, err := strconv.ParseUint(os.Getenv("SKILLD_RESUME_SEED"), 10, 64); err == nil {
-		first, n = v, 1
-	}
-	const chunks = 4
-	for c := range uint64(chunks) {
-		t.Run(fmt.Sprint("chunk", c), func(t *testing.T) {
-			t.Parallel()
-			failed := 0
-			for seed := first + c; seed < first+uint64(n) && failed < 3; seed += chunks {
-				if err := resumeBetweenBatches(t, seed); err != nil {
-					failed++
-					t.Errorf("seed %d (replay with SKILLD_RESUME_SEED=%d): %v", seed, seed, err)
-				}
-			}
-		})
-	}
-}
+// SKILLD_RESUME_TASKS and SKILLD_RESUME_SEED work as for TestResumeAnywhere.
+func TestResumeBetweenBatches(t *testing.T) { resumeSeeds(t, resumeBetweenBatches) }
 
 func resumeBetweenBatches(t *testing.T, seed uint64) error {
 	idempotent := seed%2 == 0

@@ -78,7 +78,12 @@ func (p *playback) Generate(_ context.Context, _ *model.Request) iter.Seq2[*mode
 // must call the model only for the answers the log did not hold.
 // SKILLD_RESUME_TASKS sets how many tasks (default 300); SKILLD_RESUME_SEED
 // replays one.
-func TestResumeAnywhere(t *testing.T) {
+func TestResumeAnywhere(t *testing.T) { resumeSeeds(t, resumeEverywhere) }
+
+// resumeSeeds runs check on random tasks, in parallel chunks, each of
+// which stops after a few failures. SKILLD_RESUME_TASKS sets how many
+// tasks (default 300); SKILLD_RESUME_SEED replays one.
+func resumeSeeds(t *testing.T, check func(t *testing.T, seed uint64) error) {
 	n := 300
 	if v, err := strconv.Atoi(os.Getenv("SKILLD_RESUME_TASKS")); err == nil {
 		n = v
@@ -93,7 +98,7 @@ func TestResumeAnywhere(t *testing.T) {
 			t.Parallel()
 			failed := 0
 			for seed := first + c; seed < first+uint64(n) && failed < 3; seed += chunks {
-				if err := resumeEverywhere(t, seed); err != nil {
+				if err := check(t, seed); err != nil {
 					failed++
 					t.Errorf("seed %d (replay with SKILLD_RESUME_SEED=%d): %v", seed, seed, err)
 				}
