@@ -34,8 +34,9 @@ import (
 //     or run again. Half the seeds make the emit tool non-idempotent:
 //     then no call of it runs twice at all.
 //
+// It runs 60 tasks, each killed after up to eight of its writes;
 // SKILLD_RESUME_TASKS and SKILLD_RESUME_SEED work as for TestResumeAnywhere.
-func TestResumeBetweenBatches(t *testing.T) { resumeSeeds(t, resumeBetweenBatches) }
+func TestResumeBetweenBatches(t *testing.T) { resumeSeeds(t, 60, resumeBetweenBatches) }
 
 func resumeBetweenBatches(t *testing.T, seed uint64) error {
 	idempotent := seed%2 == 0
@@ -56,13 +57,11 @@ func resumeBetweenBatches(t *testing.T, seed uint64) error {
 	}
 	want := batched.Entries()
 	totalTools := fx.count("tool")
-	// Die after each write (some of them on long tasks).
+	// Die after the first write, the last, and some between.
 	rng := rand.New(rand.NewPCG(seed, 7))
-	var after []int
-	for w := range fx.writes {
-		if fx.writes <= 12 || w < 2 || rng.IntN(fx.writes) < 10 {
-			after = append(after, w)
-		}
+	after := []int{0, fx.writes - 1}
+	for range 6 {
+		after = append(after, rng.IntN(fx.writes))
 	}
 	for _, w := range after {
 		mem, crashed, _, err := watchedRun(t, seed, idempotent, func(m *agent.MemoryLog, _ *int) agent.Log { return &dyingLog{m: m, left: w} }, &playback{answers: answers})

@@ -78,13 +78,12 @@ func (p *playback) Generate(_ context.Context, _ *model.Request) iter.Seq2[*mode
 // must call the model only for the answers the log did not hold.
 // SKILLD_RESUME_TASKS sets how many tasks (default 300); SKILLD_RESUME_SEED
 // replays one.
-func TestResumeAnywhere(t *testing.T) { resumeSeeds(t, resumeEverywhere) }
+func TestResumeAnywhere(t *testing.T) { resumeSeeds(t, 300, resumeEverywhere) }
 
-// resumeSeeds runs check on random tasks, in parallel chunks, each of
+// resumeSeeds runs check on n random tasks, in parallel chunks, each of
 // which stops after a few failures. SKILLD_RESUME_TASKS sets how many
-// tasks (default 300); SKILLD_RESUME_SEED replays one.
-func resumeSeeds(t *testing.T, check func(t *testing.T, seed uint64) error) {
-	n := 300
+// tasks instead; SKILLD_RESUME_SEED replays one.
+func resumeSeeds(t *testing.T, n int, check func(t *testing.T, seed uint64) error) {
 	if v, err := strconv.Atoi(os.Getenv("SKILLD_RESUME_TASKS")); err == nil {
 		n = v
 	}

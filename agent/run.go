@@ -166,7 +166,7 @@ func newRun(cfg Config, task Task, yield func(Event, error) bool) *run {
 	}
 	r.store = NewKVStore(cfg.Store.snapshot())
 	r.store.persist = func(ctx context.Context, key string, value json.RawMessage) error {
-		if _, _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}, nil); !ok {
+		if _, ok := r.appendLog(ctx, KindStore, storeWrite{Key: key, Value: value}, nil); !ok {
 			return skilld.Errorf(skilld.EUNAVAILABLE, "the task log did not take the store write")
 		}
 		return nil
@@ -191,28 +191,27 @@ func (r *run) emit(ctx context.Context, p Payload) {
 // fails and ok is false. ev, if not nil, is handed to the consumer once
 // the entry is in the log (see put: it may wait for the next side
 // effect). While a resumed run replays its log, the entry is already
-// there: replayed is set and nothing is written nor delivered. Once the
+// there: its seq is returned, and nothing is written nor delivered. Once the
 // run is suspended nothing is written at all, but what it wrote before
 // goes to the log.
-func (r *run) appendLog(ctx context.Context, kind string, v any, ev *Event) (seq int64, replayed, ok bool) {
+func (r *run) appendLog(ctx context.Context, kind string, v any, ev *Event) (seq int64, ok bool) {
 	if Suspended(ctx) {
 		r.flush(ctx)
 		r.stopped = true
-		return 0, false, false
+		return 0, false
 	}
 	if !r.rp.done() {
 		e, found, err := r.rp.match(kind, v)
 		if err != nil {
 			r.diverged(ctx, err)
-			return 0, false, false
+			return 0, false
 		}
 		if found {
-			return e.Seq, true, true
+			return e.Seq, true
 		}
 	}
 	r.goLive(ctx)
-	seq, ok = r.put(ctx, kind, v, ev)
-	return seq, false, ok
+	return r.put(ctx, kind, v, ev)
 }
 
 // goLive marks, once, where a resumed run stops replaying and acts again:
@@ -274,7 +273,7 @@ func (r *run) add(ctx context.Context, lm logMessage) {
 	}
 	e := entry{msg: m, tokens: lm.Tokens, skill: skill, protected: skill != ""}
 	ev := messageEvent(r.task.ID, 0, time.Time{}, m, skill, e.tokens)
-	seq, _, ok := r.appendLog(ctx, KindMessage, lm, &ev)
+	seq, ok := r.appendLog(ctx, KindMessage, lm, &ev)
 	if !ok {
 		return
 	}
