@@ -145,24 +145,11 @@ func testConcurrentTaskLog(t *testing.T, open Opener) {
 	ws := newWorkspace(t, s, "w")
 	task := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "x"}))
 	const appenders, each = 8, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, appenders)
-	for a := range appenders {
-		wg.Go(func() {
-			for i := range each {
-				if _, err := s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "event",
-					Payload: json.RawMessage(fmt.Sprintf(`{"a":%d,"i":%d}`, a, i))}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	concurrently(t, appenders, each, func(a, i int) error {
+		_, err := s.TaskLogAppend(ctx(t), &store.TaskLogAppendParams{TaskID: task.ID, Kind: "event",
+			Payload: json.RawMessage(fmt.Sprintf(`{"a":%d,"i":%d}`, a, i))})
+		return err
+	})
 	log := must[[]*skilld.TaskLogEntry](t)(s.TaskLogList(ctx(t), &store.TaskLogListParams{TaskID: task.ID}))
 	if len(log) != appenders*each {
 		t.Fatalf("%d entries, want %d", len(log), appenders*each)
@@ -248,4 +235,26 @@ func testTaskOutputs(t *testing.T, open Opener) {
 		t.Error("an output is not a blob reference")
 	}
 	wantCode(t, s.TaskOutputAdd(ctx(t), &store.TaskOutputParams{TaskID: "missing", Digest: out}), skilld.ENOTFOUND)
+}
+
+// concurrently runs fn(a, i) for i = 0…each-1 in each of n goroutines a at
+// once; an error stops its goroutine and fails the test.
+func concurrently(t *testing.T, n, each int, fn func(a, i int) error) {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for a := range n {
+		wg.Go(func() {
+			for i := range each {
+				if err := fn(a, i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/skilld/skilld"
@@ -82,30 +81,18 @@ func testConcurrentTaskLogBatches(t *testing.T, open Opener) {
 	ws := newWorkspace(t, s, "w")
 	task := must[*skilld.Task](t)(s.TaskCreate(ctx(t), &store.TaskCreateParams{WorkspaceID: ws.ID, Input: "x"}))
 	const appenders, each = 6, 10
-	var wg sync.WaitGroup
-	errs := make(chan error, appenders)
 	total := 0
 	for a := range appenders {
-		size := a%3 + 1
-		total += each * size
-		wg.Go(func() {
-			for i := range each {
-				batch := make([]store.TaskLogBatchEntry, size)
-				for j := range batch {
-					batch[j] = store.TaskLogBatchEntry{Kind: "event", Payload: json.RawMessage(fmt.Sprintf(`{"a":%d,"i":%d,"j":%d}`, a, i, j))}
-				}
-				if _, err := s.TaskLogAppendBatch(ctx(t), &store.TaskLogAppendBatchParams{TaskID: task.ID, Entries: batch}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
+		total += each * (a%3 + 1)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	concurrently(t, appenders, each, func(a, i int) error {
+		batch := make([]store.TaskLogBatchEntry, a%3+1)
+		for j := range batch {
+			batch[j] = store.TaskLogBatchEntry{Kind: "event", Payload: json.RawMessage(fmt.Sprintf(`{"a":%d,"i":%d,"j":%d}`, a, i, j))}
+		}
+		_, err := s.TaskLogAppendBatch(ctx(t), &store.TaskLogAppendBatchParams{TaskID: task.ID, Entries: batch})
+		return err
+	})
 	log := must[[]*skilld.TaskLogEntry](t)(s.TaskLogList(ctx(t), &store.TaskLogListParams{TaskID: task.ID}))
 	if len(log) != total {
 		t.Fatalf("%d entries, want %d", len(log), total)
