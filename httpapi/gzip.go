@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"compress/gzip"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -52,20 +54,45 @@ func acceptsGzip(header string) bool {
 	return false
 }
 
+// kept is a result that keeps its encodings while it stands (a skill list
+// page from the service's cache): it is encoded and compressed once, not
+// for every request it answers.
+type kept interface {
+	Encoded(name string, encode func() ([]byte, error)) ([]byte, error)
+}
+
 // writeBody writes an encoded answer, compressed when w accepts gzip and
-// the body is worth it.
-func writeBody(w http.ResponseWriter, status int, body []byte) {
+// the body is worth it; k, when not nil, is the result body encodes,
+// which keeps the compressed bytes too.
+func writeBody(w http.ResponseWriter, status int, body []byte, k kept) {
 	w.Header().Add("Vary", "Accept-Encoding")
 	g, ok := w.(*gzipWriter)
 	if !ok || len(body) < gzipMinSize {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(status)
 		w.Write(body)
 		return
 	}
 	w.Header().Set("Content-Encoding", "gzip")
+	if k != nil {
+		gz, _ := k.Encoded("json+gzip", func() ([]byte, error) {
+			var buf bytes.Buffer
+			g.compress(&buf, body)
+			return buf.Bytes(), nil
+		})
+		w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
+		w.WriteHeader(status)
+		w.Write(gz)
+		return
+	}
 	w.WriteHeader(status)
+	g.compress(g.ResponseWriter, body)
+}
+
+// compress writes body to dst through a pooled gzip writer.
+func (g *gzipWriter) compress(dst io.Writer, body []byte) {
 	zw := g.pool.Get().(*gzip.Writer)
-	zw.Reset(g.ResponseWriter)
+	zw.Reset(dst)
 	zw.Write(body)
 	zw.Close()
 	g.pool.Put(zw)

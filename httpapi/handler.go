@@ -181,11 +181,27 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	body, err := json.Marshal(v)
+	k, _ := v.(kept)
+	var body []byte
+	var err error
+	if k != nil {
+		body, err = k.Encoded("json", func() ([]byte, error) { return encodeJSON(v) })
+	} else {
+		body, err = encodeJSON(v)
+	}
 	if err != nil {
 		// Results are plain data; this would be a bug, so say so.
-		body = []byte(`{"error":{"code":"internal","message":"the answer could not be encoded"}}`)
-		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"internal","message":"the answer could not be encoded"}}` + "\n")
+		status, k = http.StatusInternalServerError, nil
 	}
-	writeBody(w, status, append(body, '\n'))
+	writeBody(w, status, body, k)
+}
+
+// encodeJSON is the answer's bytes: v as compact JSON and a newline.
+func encodeJSON(v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(body, '\n'), nil
 }

@@ -116,7 +116,7 @@ func TestLoadListSkills(t *testing.T) {
 // seedStore writes the skills straight into the store, in transactions of
 // 1,000, all at the version of one real package (the list reads metadata
 // only, so sharing the package changes nothing it does).
-func seedStore(t *testing.T, e *testEnv) {
+func seedStore(t testing.TB, e *testEnv) {
 	ctx := t.Context()
 	ws, err := e.db.WorkspaceGet(ctx, &store.WorkspaceGetParams{Name: "default"})
 	if err != nil {

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -99,5 +100,62 @@ func TestListCache(t *testing.T) {
 			expect("after a catalog sync", list(withCatalog), 7, "alpha", "gamma", "catalog:tool")
 			expect("and again", list(withCatalog), 7, "alpha", "gamma", "catalog:tool")
 		})
+	}
+}
+
+// A page's encodings are made once while it is cached, for every caller
+// it answers, and a change on another server makes a new page that
+// keeps none of them.
+func TestListCacheEncodings(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	a, b, root := twoServers(t, db, service.Config{})
+	create := func(name string) {
+		t.Helper()
+		if _, err := b.CreateSkill(t.Context(), root, service.CreateSkillParams{Files: map[string]string{
+			"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: About %s.\n---\nBody.\n", name, name)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var made atomic.Int64
+	encode := func(page *service.SkillPage) []byte {
+		t.Helper()
+		got, err := page.Encoded("names", func() ([]byte, error) {
+			made.Add(1)
+			var names []string
+			for _, it := range page.Items {
+				names = append(names, it.Name)
+			}
+			return []byte(fmt.Sprint(names)), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	list := func() *service.SkillPage {
+		t.Helper()
+		page, err := a.ListSkills(t.Context(), root, service.ListSkillsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page
+	}
+	create("alpha")
+	if got := string(encode(list())); got != "[alpha]" || made.Load() != 1 {
+		t.Fatalf("first: %q, %d encodings", got, made.Load())
+	}
+	if got := string(encode(list())); got != "[alpha]" || made.Load() != 1 {
+		t.Fatalf("again: %q, %d encodings, want the kept one", got, made.Load())
+	}
+	failed := errors.New("no")
+	if _, err := list().Encoded("fails", func() ([]byte, error) { return nil, failed }); err != failed {
+		t.Fatalf("a failing encoding: %v", err)
+	}
+	if got, err := list().Encoded("fails", func() ([]byte, error) { return []byte("ok"), nil }); err != nil || string(got) != "ok" {
+		t.Fatalf("a failed encoding was kept: %q %v", got, err)
+	}
+	create("beta")
+	if got := string(encode(list())); got != "[alpha beta]" || made.Load() != 2 {
+		t.Fatalf("after a create on the other server: %q, %d encodings", got, made.Load())
 	}
 }

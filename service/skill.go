@@ -114,10 +114,14 @@ type SkillPage struct {
 	// NextPageToken, when there may be more, gets the next page with
 	// page_token at the cost of the first at any depth.
 	NextPageToken string `json:"next_page_token,omitempty"`
+
+	encodings *encodings // set on a cached page
 }
 
 // ListSkills pages through the workspace's skills by name, then, with
-// IncludeCatalog, the catalog items it has not installed.
+// IncludeCatalog, the catalog items it has not installed. The page may be
+// one kept for the same query and shared with other callers: it must not
+// be changed.
 func (s *Service) ListSkills(ctx context.Context, a Actor, p ListSkillsParams) (*SkillPage, error) {
 	if err := a.can(skilld.RoleViewer); err != nil {
 		return nil, err
@@ -145,27 +149,25 @@ func (s *Service) ListSkills(ctx context.Context, a Actor, p ListSkillsParams) (
 		lp.After = &store.SkillListCursor{Catalog: key[0] == "catalog", Registry: key[1], Name: key[2]}
 		norm.Page = 0
 	}
-	res, err := s.skillList(ctx, lp)
-	if err != nil {
-		return nil, err
-	}
-	out := &SkillPage{Items: make([]SkillListItem, len(res.Items)), Total: res.Total, Page: norm.Page, PageSize: norm.PageSize}
-	if n := len(res.Items); n == norm.PageSize && (p.PageToken != "" || pg.Offset+n < res.Total) {
-		last := res.Items[n-1]
-		if last.Skill != nil {
-			out.NextPageToken = encodePageToken("skills", query, "skill", "", last.Skill.Name)
-		} else {
-			out.NextPageToken = encodePageToken("skills", query, "catalog", last.Catalog.Registry, last.Catalog.Name)
+	return s.skillPage(ctx, lp, func(res *store.SkillListResult) *SkillPage {
+		out := &SkillPage{Items: make([]SkillListItem, len(res.Items)), Total: res.Total, Page: norm.Page, PageSize: norm.PageSize}
+		if n := len(res.Items); n == norm.PageSize && (p.PageToken != "" || pg.Offset+n < res.Total) {
+			last := res.Items[n-1]
+			if last.Skill != nil {
+				out.NextPageToken = encodePageToken("skills", query, "skill", "", last.Skill.Name)
+			} else {
+				out.NextPageToken = encodePageToken("skills", query, "catalog", last.Catalog.Registry, last.Catalog.Name)
+			}
 		}
-	}
-	for i, it := range res.Items {
-		if it.Skill != nil {
-			out.Items[i] = SkillListItem{Kind: "skill", SkillView: view(it.Skill, nil)}
-		} else {
-			out.Items[i] = SkillListItem{Kind: "catalog", CatalogItem: it.Catalog}
+		for i, it := range res.Items {
+			if it.Skill != nil {
+				out.Items[i] = SkillListItem{Kind: "skill", SkillView: view(it.Skill, nil)}
+			} else {
+				out.Items[i] = SkillListItem{Kind: "catalog", CatalogItem: it.Catalog}
+			}
 		}
-	}
-	return out, nil
+		return out
+	})
 }
 
 type UpdateSkillMetadataParams struct {

@@ -77,7 +77,13 @@ func Open(ctx context.Context, path string, opts *store.Options) (*Store, error)
 		w.Close()
 		return nil, skilld.Errorf(skilld.EUNAVAILABLE, "sqlite: opening %s: %w", path, err)
 	}
-	r.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	// Every open reader is kept: database/sql keeps two idle by default,
+	// so more concurrent reads than that closed and reopened connections
+	// (the open, its pragmas and each statement's preparation again) for
+	// every burst of requests.
+	readers := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
 	migrations, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		w.Close()
