@@ -1,7 +1,6 @@
 package skillmd
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -18,17 +17,22 @@ import (
 // returns false, and the parser decides. FuzzFastPath checks, input by
 // input, that the two paths agree.
 func fastFrontmatter(fm []byte) ([]field, bool) {
-	var fields []field
+	// One string for the whole frontmatter: keys and values are its
+	// substrings, not a copy each.
+	text := string(fm)
+	lines := strings.Count(text, "\n") + 1
+	var arena fastArena
+	fields := make([]field, 0, min(lines, fastChunk))
 	seen := map[string]bool{}
 	var open *ast.MappingNode // the mapping of the last "key:" line, while indented lines follow
 	var openKeys map[string]bool
 	indent := 0
 	lineNo := 0
-	for len(fm) > 0 {
-		var line []byte
-		line, fm, _ = bytes.Cut(fm, []byte("\n"))
+	for len(text) > 0 {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
 		lineNo++
-		if len(bytes.TrimRight(line, " ")) == 0 {
+		if len(strings.TrimRight(line, " ")) == 0 {
 			if len(line) > 0 {
 				return nil, false // a line of spaces: let the parser judge
 			}
@@ -48,11 +52,11 @@ func fastFrontmatter(fm []byte) ([]field, bool) {
 				indent = sp
 				openKeys = map[string]bool{}
 				// The parser's mapping starts at its first entry's ':'.
-				colon := bytes.IndexByte(line, ':')
+				colon := strings.IndexByte(line, ':')
 				open = ast.Mapping(token.New(":", ":", &token.Position{Line: lineNo, Column: colon + 1}), false)
 				f.value = open
 			}
-			key, value, ok := fastEntry(line[sp:], lineNo, sp)
+			key, value, ok := fastEntry(arena.next(lines-lineNo+1), line[sp:], lineNo, sp)
 			if !ok || value == nil || openKeys[key.Value] {
 				return nil, false
 			}
@@ -61,7 +65,7 @@ func fastFrontmatter(fm []byte) ([]field, bool) {
 			continue
 		}
 		open, indent = nil, 0
-		key, value, ok := fastEntry(line, lineNo, 0)
+		key, value, ok := fastEntry(arena.next(lines-lineNo+1), line, lineNo, 0)
 		if !ok || seen[key.Value] {
 			return nil, false
 		}
@@ -80,46 +84,87 @@ func fastFrontmatter(fm []byte) ([]field, bool) {
 	return fields, true
 }
 
-// fastEntry reads "key: value" (or "key:") at column col of line lineNo.
-// The value is nil for "key:".
-func fastEntry(line []byte, lineNo, col int) (*ast.StringNode, ast.Node, bool) {
-	k, rest, found := bytes.Cut(line, []byte(":"))
+// fastScalar is what the parser allocates piece by piece for a string
+// scalar (its position, token, node and the node's base), in one piece.
+type fastScalar struct {
+	pos  token.Position
+	tok  token.Token
+	base ast.BaseNode
+	node ast.StringNode
+}
+
+// fastLine is a line's key and value.
+type fastLine struct{ key, value fastScalar }
+
+// fastChunk is how many lines' nodes the fast path allocates at once:
+// enough for most frontmatter in one allocation, few enough that a long
+// frontmatter the parser ends up reading costs little more.
+const fastChunk = 8
+
+// fastArena hands out fastLines from chunks of at most fastChunk.
+type fastArena []fastLine
+
+// next returns a fresh fastLine; left is how many lines remain, this one
+// included, so a chunk is never longer than the frontmatter needs.
+func (a *fastArena) next(left int) *fastLine {
+	if len(*a) == 0 {
+		*a = make(fastArena, max(1, min(left, fastChunk)))
+	}
+	l := &(*a)[0]
+	*a = (*a)[1:]
+	return l
+}
+
+// string makes s the node of a string token, as ast.String does (tk's
+// Position must be &s.pos).
+func (s *fastScalar) string(tk token.Token) *ast.StringNode {
+	s.tok = tk
+	s.node = ast.StringNode{BaseNode: &s.base, Token: &s.tok, Value: s.tok.Value}
+	return &s.node
+}
+
+// fastEntry reads "key: value" (or "key:") at column col of line lineNo,
+// building its nodes in l. The value is nil for "key:".
+func fastEntry(l *fastLine, line string, lineNo, col int) (*ast.StringNode, ast.Node, bool) {
+	k, rest, found := strings.Cut(line, ":")
 	if !found || len(k) == 0 || !plainKey(k) {
 		return nil, nil, false
 	}
-	keyTok := plainToken(string(k), &token.Position{Line: lineNo, Column: col + 1})
+	l.key.pos = token.Position{Line: lineNo, Column: col + 1}
+	keyTok := plainToken(k, &l.key.pos)
 	if keyTok.Type != token.StringType {
 		return nil, nil, false
 	}
-	key := ast.String(keyTok)
+	key := l.key.string(keyTok)
 	if len(rest) == 0 {
 		return key, nil, true
 	}
 	if rest[0] != ' ' {
 		return nil, nil, false
 	}
-	trimmed := bytes.TrimLeft(rest, " ")
-	if len(bytes.TrimRight(trimmed, " ")) == 0 {
+	trimmed := strings.TrimLeft(rest, " ")
+	v := strings.TrimRight(trimmed, " ")
+	if len(v) == 0 {
 		return key, nil, true
 	}
-	v := string(bytes.TrimRight(trimmed, " "))
-	pos := &token.Position{Line: lineNo, Column: col + len(k) + 1 + (len(rest) - len(trimmed)) + 1}
 	if !safeText(v) {
 		return nil, nil, false
 	}
+	pos := &l.value.pos
+	*pos = token.Position{Line: lineNo, Column: col + len(k) + 1 + (len(rest) - len(trimmed)) + 1}
 	switch v[0] {
 	case '"':
 		inner := v[1:]
 		if len(inner) == 0 || inner[len(inner)-1] != '"' || strings.ContainsAny(inner[:len(inner)-1], "\"\\") {
 			return nil, nil, false
 		}
-		return key, ast.String(token.DoubleQuote(inner[:len(inner)-1], v, pos)), true
+		return key, l.value.string(*token.DoubleQuote(inner[:len(inner)-1], v, pos)), true
 	case '\'':
 		inner := v[1:]
 		if len(inner) == 0 || inner[len(inner)-1] != '\'' || strings.Contains(inner[:len(inner)-1], "'") {
 			return nil, nil, false
 		}
-		return key, ast.String(token.SingleQuote(inner[:len(inner)-1], v, pos)), true
+		return key, l.value.string(*token.SingleQuote(inner[:len(inner)-1], v, pos)), true
 	}
 	if simpleNumber(v) {
 		// "version: 1.0": YAML reads a number, which metadata keeps as
@@ -139,17 +184,17 @@ func fastEntry(line []byte, lineNo, col int) (*ast.StringNode, ast.Node, bool) {
 	if tk.Type != token.StringType {
 		return nil, nil, false
 	}
-	return key, ast.String(tk), true
+	return key, l.value.string(tk), true
 }
 
 // plainKey accepts the keys skills use: a letter, then letters, digits,
 // '-' and '_'.
-func plainKey(k []byte) bool {
+func plainKey(k string) bool {
 	if !(k[0] >= 'a' && k[0] <= 'z' || k[0] >= 'A' && k[0] <= 'Z') {
 		return false
 	}
-	for _, c := range k {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			return false
 		}
 	}
@@ -223,14 +268,24 @@ func needsParser(v string) bool {
 	return false
 }
 
-// plainToken is token.New for a plain scalar that needsParser let through
-// (it starts with neither a digit nor a sign nor '.'). Only YAML's
-// reserved words — null, booleans, .inf and .nan, none longer than five
-// bytes — can then be anything but a string, so longer values skip
-// token.New's number parsing, which allocates an error for every string.
-func plainToken(v string, pos *token.Position) *token.Token {
-	if len(v) > 5 {
-		return token.String(v, v, pos)
+// plainToken is token.New for a plain scalar, without token.New's cost
+// where the answer is known: a value that starts with neither a digit,
+// a sign nor '.' is never a number, so unless it is one of YAML's
+// reserved words (null, booleans: .inf and .nan start with '.') it is a
+// string. token.New would try it as a number anyway, allocating a
+// strconv error for every string, and look it up among the reserved
+// words.
+func plainToken(v string, pos *token.Position) token.Token {
+	switch c := v[0]; {
+	case c >= '0' && c <= '9', c == '+', c == '-', c == '.', maybeReserved(v):
+		return *token.New(v, v, pos)
 	}
-	return token.New(v, v, pos)
+	return *token.String(v, v, pos)
+}
+
+// maybeReserved reports whether v may be one of YAML's reserved words
+// that do not start with '.' or '-': null, true and false in any case
+// (a superset of the ones the parser knows), and "~".
+func maybeReserved(v string) bool {
+	return v == "~" || strings.EqualFold(v, "null") || strings.EqualFold(v, "true") || strings.EqualFold(v, "false")
 }
