@@ -20,7 +20,10 @@ func fastFrontmatter(fm []byte) ([]field, bool) {
 	// One string for the whole frontmatter: keys and values are its
 	// substrings, not a copy each.
 	text := string(fm)
-	lines := strings.Count(text, "\n") + 1
+	lines := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		lines++
+	}
 	var arena fastArena
 	fields := make([]field, 0, min(lines, fastChunk))
 	seen := map[string]bool{}
