@@ -25,6 +25,15 @@ func (p *pageReads) SkillList(ctx context.Context, q *store.SkillListParams) (*s
 	return p.Store.SkillList(ctx, q)
 }
 
+// createSkillNamed creates a small skill called name through svc.
+func createSkillNamed(t *testing.T, svc *service.Service, a service.Actor, name string) {
+	t.Helper()
+	if _, err := svc.CreateSkill(t.Context(), a, service.CreateSkillParams{Files: map[string]string{
+		"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: About %s.\n---\nBody.\n", name, name)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Two servers on one database: server a keeps the pages it listed and
 // answers them again without reading them while nothing they show has
 // changed; every change, made through the other server or straight in
@@ -34,13 +43,7 @@ func TestListCache(t *testing.T) {
 		t.Run(d.Name, func(t *testing.T) {
 			db := &pageReads{Store: d.Open(t)}
 			a, b, root := twoServers(t, db, service.Config{})
-			create := func(name string) {
-				t.Helper()
-				if _, err := b.CreateSkill(t.Context(), root, service.CreateSkillParams{Files: map[string]string{
-					"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: About %s.\n---\nBody.\n", name, name)}}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			create := func(name string) { t.Helper(); createSkillNamed(t, b, root, name) }
 			list := func(p service.ListSkillsParams) []string {
 				t.Helper()
 				page, err := a.ListSkills(t.Context(), root, p)
@@ -109,13 +112,7 @@ func TestListCache(t *testing.T) {
 func TestListCacheEncodings(t *testing.T) {
 	db := storetest.OpenSQLite(t)
 	a, b, root := twoServers(t, db, service.Config{})
-	create := func(name string) {
-		t.Helper()
-		if _, err := b.CreateSkill(t.Context(), root, service.CreateSkillParams{Files: map[string]string{
-			"SKILL.md": fmt.Sprintf("---\nname: %s\ndescription: About %s.\n---\nBody.\n", name, name)}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	create := func(name string) { t.Helper(); createSkillNamed(t, b, root, name) }
 	var made atomic.Int64
 	encode := func(page *service.SkillPage) []byte {
 		t.Helper()
