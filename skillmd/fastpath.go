@@ -150,7 +150,7 @@ func fastEntry(l *fastLine, line string, lineNo, col int) (*ast.StringNode, ast.
 	if len(v) == 0 {
 		return key, nil, true
 	}
-	if !safeText(v) {
+	if !safeStart(v) {
 		return nil, nil, false
 	}
 	pos := &l.value.pos
@@ -158,13 +158,13 @@ func fastEntry(l *fastLine, line string, lineNo, col int) (*ast.StringNode, ast.
 	switch v[0] {
 	case '"':
 		inner := v[1:]
-		if len(inner) == 0 || inner[len(inner)-1] != '"' || strings.ContainsAny(inner[:len(inner)-1], "\"\\") {
+		if len(inner) == 0 || inner[len(inner)-1] != '"' || strings.ContainsAny(inner[:len(inner)-1], "\"\\") || hasControl(inner) {
 			return nil, nil, false
 		}
 		return key, l.value.string(*token.DoubleQuote(inner[:len(inner)-1], v, pos)), true
 	case '\'':
 		inner := v[1:]
-		if len(inner) == 0 || inner[len(inner)-1] != '\'' || strings.Contains(inner[:len(inner)-1], "'") {
+		if len(inner) == 0 || inner[len(inner)-1] != '\'' || strings.Contains(inner[:len(inner)-1], "'") || hasControl(inner) {
 			return nil, nil, false
 		}
 		return key, l.value.string(*token.SingleQuote(inner[:len(inner)-1], v, pos)), true
@@ -204,16 +204,9 @@ func plainKey(k string) bool {
 	return true
 }
 
-// safeText refuses what the fast path does not reason about: control
-// characters (tabs included), and values starting with a character YAML
-// gives meaning to there.
-func safeText(v string) bool {
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c < 0x20 || c == 0x7f {
-			return false
-		}
-	}
+// safeStart refuses values starting with a character YAML gives meaning
+// to there that needsParser does not know.
+func safeStart(v string) bool {
 	// A plain scalar may not start with an indicator; IsNeedQuoted knows
 	// most of them, these are the rest.
 	switch v[0] {
@@ -221,6 +214,17 @@ func safeText(v string) bool {
 		return false
 	}
 	return true
+}
+
+// hasControl reports control characters (tabs included), which the fast
+// path does not reason about.
+func hasControl(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // simpleNumber matches decimal integers and decimals without a leading
@@ -244,7 +248,8 @@ func simpleNumber(v string) bool {
 // with a digit, '+' or '.' is left to the parser instead of being matched
 // against every timestamp layout (a third of the fast path's time went to
 // time.Parse). Reserved words and numbers are caught after, by the
-// token's type.
+// token's type. A control character anywhere sends it to the parser too,
+// in the same pass.
 func needsParser(v string) bool {
 	switch c := v[0]; {
 	case c >= '0' && c <= '9', c == '+', c == '.':
@@ -259,12 +264,16 @@ func needsParser(v string) bool {
 		return true
 	}
 	for i := 0; i < len(v); i++ {
-		switch v[i] {
+		switch c := v[i]; c {
 		case '#', '\\':
 			return true
 		case ':', '-':
 			if i+1 < len(v) && v[i+1] == ' ' {
 				return true
+			}
+		default:
+			if c < 0x20 || c == 0x7f {
+				return true // a control character: see hasControl
 			}
 		}
 	}

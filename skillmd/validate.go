@@ -14,10 +14,9 @@ import (
 // reference validator's order, and fills a Skill with what it could read.
 func validate(fields []field, opts Options, r *Report) *Skill {
 	s := &Skill{}
-	byKey := make(map[string]field, len(fields))
+	byKey := indexFields(fields)
 	var unknown, client []string
 	for _, f := range fields {
-		byKey[f.key] = f
 		switch {
 		case isAllowedField(f.key):
 		case clientFields[f.key] != "":
@@ -34,7 +33,7 @@ func validate(fields []field, opts Options, r *Report) *Skill {
 		}
 		var named []string
 		for _, k := range client {
-			s.Extra[k] = toValue(byKey[k].value)
+			s.Extra[k] = toValue(byKey.get(k).value)
 			named = append(named, k+" ("+clientFields[k]+")")
 		}
 		r.warn(FieldFrontmatter, "Client fields in frontmatter, kept: %s", strings.Join(named, ", "))
@@ -49,37 +48,37 @@ func validate(fields []field, opts Options, r *Report) *Skill {
 				s.Extra = make(map[string]any, len(unknown))
 			}
 			for _, k := range unknown {
-				s.Extra[k] = toValue(byKey[k].value)
+				s.Extra[k] = toValue(byKey.get(k).value)
 			}
 		} else {
 			r.fail(FieldFrontmatter, "%s", msg)
 		}
 	}
 
-	if f, ok := byKey[FieldName]; !ok {
+	if f, ok := byKey.lookup(FieldName); !ok {
 		r.fail(FieldName, "Missing required field in frontmatter: name")
 	} else {
 		s.Name = validateName(f.value, opts.Dir, r)
 	}
-	if f, ok := byKey[FieldDescription]; !ok {
+	if f, ok := byKey.lookup(FieldDescription); !ok {
 		r.fail(FieldDescription, "Missing required field in frontmatter: description")
 	} else {
 		s.Description = validateDescription(f.value, opts.LongFields, r)
 	}
-	if f, ok := byKey[FieldLicense]; ok && f.value != nil {
+	if f, ok := byKey.lookup(FieldLicense); ok && f.value != nil {
 		if v, ok := stringValue(f.value); ok {
 			s.License = strings.TrimSpace(v)
 		} else {
 			r.fail(FieldLicense, "Field 'license' must be a string, not a %s", kind(f.value))
 		}
 	}
-	if f, ok := byKey[FieldCompatibility]; ok {
+	if f, ok := byKey.lookup(FieldCompatibility); ok {
 		s.Compatibility = validateCompatibility(f.value, opts.LongFields, r)
 	}
-	if f, ok := byKey[FieldAllowedTools]; ok {
+	if f, ok := byKey.lookup(FieldAllowedTools); ok {
 		s.AllowedTools = validateAllowedTools(f.value, r)
 	}
-	if f, ok := byKey[FieldMetadata]; ok {
+	if f, ok := byKey.lookup(FieldMetadata); ok {
 		s.Metadata = validateMetadata(f.value, opts.Lenient, r)
 	}
 	return s
@@ -246,8 +245,8 @@ func lengthProblem(r *Report, long bool, field, format string, args ...any) {
 
 // boolField reads a client's boolean field; a value that is not a boolean
 // is a warning and the default holds.
-func boolField(byKey map[string]field, key string, def bool, r *Report) bool {
-	f, ok := byKey[key]
+func boolField(byKey fieldIndex, key string, def bool, r *Report) bool {
+	f, ok := byKey.lookup(key)
 	if !ok || f.value == nil {
 		return def
 	}
@@ -256,4 +255,48 @@ func boolField(byKey map[string]field, key string, def bool, r *Report) bool {
 	}
 	r.warn(key, "Field '%s' must be true or false, not a %s; taken as %t", key, kind(f.value), def)
 	return def
+}
+
+// fieldIndex finds a frontmatter entry by key; of a repeated key, the
+// last. A frontmatter has a handful of entries, which a scan finds
+// sooner than a map is built; a long one gets a map, so finding each of
+// many keys stays linear in all.
+type fieldIndex struct {
+	fields []field
+	byKey  map[string]int
+}
+
+// fieldScanMax is the most entries found by scanning.
+const fieldScanMax = 16
+
+func indexFields(fields []field) fieldIndex {
+	x := fieldIndex{fields: fields}
+	if len(fields) > fieldScanMax {
+		x.byKey = make(map[string]int, len(fields))
+		for i, f := range fields {
+			x.byKey[f.key] = i
+		}
+	}
+	return x
+}
+
+func (x fieldIndex) lookup(key string) (field, bool) {
+	if x.byKey != nil {
+		i, ok := x.byKey[key]
+		if !ok {
+			return field{}, false
+		}
+		return x.fields[i], true
+	}
+	for i := len(x.fields) - 1; i >= 0; i-- {
+		if x.fields[i].key == key {
+			return x.fields[i], true
+		}
+	}
+	return field{}, false
+}
+
+func (x fieldIndex) get(key string) field {
+	f, _ := x.lookup(key)
+	return f
 }
