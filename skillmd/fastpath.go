@@ -26,7 +26,7 @@ func fastFrontmatter(fm []byte) ([]field, bool) {
 	}
 	var arena fastArena
 	fields := make([]field, 0, min(lines, fastChunk))
-	seen := map[string]bool{}
+	var seen map[string]bool  // made once the fields outgrow a scan
 	var open *ast.MappingNode // the mapping of the last "key:" line, while indented lines follow
 	var openKeys map[string]bool
 	indent := 0
@@ -69,10 +69,9 @@ func fastFrontmatter(fm []byte) ([]field, bool) {
 		}
 		open, indent = nil, 0
 		key, value, ok := fastEntry(arena.next(lines-lineNo+1), line, lineNo, 0)
-		if !ok || seen[key.Value] {
+		if !ok || repeated(fields, &seen, key.Value) {
 			return nil, false
 		}
-		seen[key.Value] = true
 		f := field{key: key.Value, line: lineNo + 1}
 		if value != nil {
 			f.value = value
@@ -85,6 +84,32 @@ func fastFrontmatter(fm []byte) ([]field, bool) {
 	// A "key:" that opened nothing is null, as the parser has it; one that
 	// opened a mapping holds it.
 	return fields, true
+}
+
+// repeated reports whether key is the key of one of fields, scanning
+// them while they are few (as validation's fieldIndex does) and through
+// seen, built then, after; a key it does not find is added to seen, as
+// its field is about to be appended.
+func repeated(fields []field, seen *map[string]bool, key string) bool {
+	if len(fields) < fieldScanMax {
+		for _, f := range fields {
+			if f.key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]bool, 2*len(fields))
+		for _, f := range fields {
+			(*seen)[f.key] = true
+		}
+	}
+	if (*seen)[key] {
+		return true
+	}
+	(*seen)[key] = true
+	return false
 }
 
 // fastScalar is what the parser allocates piece by piece for a string
