@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"io"
@@ -9,9 +8,6 @@ import (
 	"net/http"
 	"path"
 	"strings"
-
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/versiondiff"
@@ -101,22 +97,12 @@ func (ui *UI) filePage(w http.ResponseWriter, r *http.Request, s *session) {
 // highlight marks up source with chroma's classes; on failure the plain
 // text is returned instead, for the template to escape.
 func (ui *UI) highlight(name, src string) (template.HTML, string) {
-	lx := lexers.Match(path.Base(name))
-	if lx == nil {
-		lx = lexers.Analyse(src)
-	}
-	if lx == nil {
-		lx = lexers.Fallback
-	}
-	it, err := chroma.Coalesce(lx).Tokenise(nil, src)
+	h, err := ui.highlighter()
 	if err != nil {
+		ui.opts.Logger.Error("highlighter", "err", err)
 		return "", src
 	}
-	var buf bytes.Buffer
-	if err := ui.hl.Format(&buf, ui.style, it); err != nil {
-		return "", src
-	}
-	return template.HTML(buf.String()), "" // chroma escapes every token
+	return h.highlight(name, src)
 }
 
 // rawFile downloads a file. It is always an attachment of a neutral

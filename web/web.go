@@ -6,18 +6,15 @@
 package web
 
 import (
-	"bytes"
 	"embed"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark"
 	"golang.org/x/sync/semaphore"
 
@@ -75,14 +72,14 @@ type Options struct {
 // Markdown renderer and the highlighter. It has no mutable state, so one
 // value serves every request.
 type UI struct {
-	svc       *service.Service
-	opts      Options
-	pages     map[string]*template.Template
-	md        goldmark.Markdown
-	hl        *chromahtml.Formatter
-	style     *chroma.Style
-	chromaCSS []byte
-	static    http.Handler
+	svc   *service.Service
+	opts  Options
+	pages map[string]*template.Template
+	md    goldmark.Markdown
+	// highlighter is built on the first page or style sheet that needs
+	// it, not when the server starts.
+	highlighter func() (*highlighter, error)
+	static      http.Handler
 	// inFlight holds the room of the form bodies being read.
 	inFlight *semaphore.Weighted
 }
@@ -126,15 +123,7 @@ func newUI(svc *service.Service, opts Options) (*UI, error) {
 		}
 		ui.pages[base] = t
 	}
-	// Highlighting uses classes, never style attributes, so the strict
-	// style-src holds; the classes' colours come from this sheet.
-	ui.hl = chromahtml.New(chromahtml.WithClasses(true), chromahtml.WithLineNumbers(false))
-	ui.style = styles.Get("github")
-	var css bytes.Buffer
-	if err := ui.hl.WriteCSS(&css, ui.style); err != nil {
-		return nil, err
-	}
-	ui.chromaCSS = css.Bytes()
+	ui.highlighter = sync.OnceValues(newHighlighter)
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		return nil, err
@@ -152,9 +141,15 @@ func (ui *UI) routes() http.Handler {
 		http.Redirect(w, r, Prefix+"skills", http.StatusSeeOther)
 	})
 	mux.HandleFunc("GET "+p+"/static/chroma.css", func(w http.ResponseWriter, r *http.Request) {
+		h, err := ui.highlighter()
+		if err != nil {
+			ui.opts.Logger.Error("highlighter", "err", err)
+			http.Error(w, "no style sheet", http.StatusInternalServerError)
+			return
+		}
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		w.Header().Set("Cache-Control", "public, max-age=3600")
-		w.Write(ui.chromaCSS)
+		w.Write(h.css)
 	})
 	mux.Handle("GET "+p+"/static/{file}", cacheStatic(ui.static))
 
