@@ -177,10 +177,11 @@ type crashServer struct {
 
 const crashToken = "skd_crashtest0123456789abcdefgh"
 
-func freeAddr(t *testing.T) string {
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer ln.Close()
 	return ln.Addr().String()
