@@ -145,7 +145,7 @@ func TestServeSandboxProof(t *testing.T) {
 	}
 	base, stderr, stop := startServe(t, args...)
 	defer stop()
-	if !strings.Contains(stderr.String(), "skilld: sandbox bwrap (isolated: true)") {
+	if !strings.Contains(stderr.await(t, "skilld: sandbox "), "skilld: sandbox bwrap (isolated: true)") {
 		t.Errorf("startup does not describe the sandbox:\n%s", stderr.String())
 	}
 	cli := func(token, ws string, args ...string) string {
@@ -400,7 +400,7 @@ func TestWithoutBubblewrap(t *testing.T) {
 	data := t.TempDir()
 	base, stderr, stop := startServe(t, "--data", data)
 	defer stop()
-	if !strings.Contains(stderr.String(), "tasks are disabled: skill scripts cannot run in a sandbox here: bubblewrap (bwrap) is not installed") ||
+	if !strings.Contains(stderr.await(t, "tasks are disabled"), "tasks are disabled: skill scripts cannot run in a sandbox here: bubblewrap (bwrap) is not installed") ||
 		!strings.Contains(stderr.String(), "apt-get install bubblewrap") || !strings.Contains(stderr.String(), "--sandbox unsafe-host") {
 		t.Errorf("startup:\n%s", stderr.String())
 	}

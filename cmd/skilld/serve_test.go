@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
@@ -21,6 +22,19 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
+}
+
+// await returns the text once it holds sub, as serve prints some lines
+// (the sandbox's) after it listens; the test fails after 30s without.
+func (s *syncBuffer) await(t testing.TB, sub string) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if text := s.String(); strings.Contains(text, sub) {
+			return text
+		}
+	}
+	t.Fatalf("no %q in:\n%s", sub, s.String())
+	return ""
 }
 
 func (s *syncBuffer) String() string {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/agent/tokenizer"
 	"github.com/skilld/skilld/blob"
 	"github.com/skilld/skilld/executor"
@@ -123,6 +124,13 @@ type taskRuntime struct {
 	// here); closeAll closes what prepare opened.
 	drainTasks, closeAll func()
 	drainOnce            sync.Once
+	// sandboxes is the local executor's provider, opening; starting
+	// gates its tasks until start has recovered those a stop left, and
+	// started is closed then (nil for the Temporal executor).
+	sandboxes *pendingSandboxes
+	starting  *startingExecutor
+	started   chan struct{}
+	logger    *slog.Logger
 }
 
 // drain runs drainTasks once, however often it is called.
@@ -157,42 +165,63 @@ func (f *taskFlags) prepare(ctx context.Context, e *env, logger *slog.Logger, db
 			return &skdtemporal.Executor{Client: c, TaskQueue: f.temporal.queue, DB: db, Heartbeat: f.temporal.heartbeat}
 		}}, nil
 	}
-	sbx, sbErr := sbf.open(ctx, e.stderr, sandboxDir, cacheDir)
-	if sbErr != nil {
-		fmt.Fprintf(e.stderr, "skilld: tasks are disabled: %s\n", errorText(sbErr))
-	} else {
-		fmt.Fprintln(e.stderr, describe(sbx.Info()))
-	}
-	rt := &taskRuntime{}
+	// The sandbox is checked while the server starts listening; what
+	// needs it waits (pendingSandboxes, startingExecutor).
+	pending := openSandboxes(func() (*sandboxes, error) {
+		sbx, err := sbf.open(ctx, e.stderr, sandboxDir, cacheDir)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "skilld: tasks are disabled: %s\n", errorText(err))
+		} else {
+			fmt.Fprintln(e.stderr, describe(sbx.Info()))
+		}
+		return sbx, err
+	})
+	rt := &taskRuntime{sandboxes: pending, logger: logger}
 	rt.make = func(svc *service.Service) service.Executor {
-		rt.local = newExecutor(svc, db, blobs, sbx, sbErr, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
+		rt.local = newExecutor(svc, db, blobs, &sandboxes{Provider: pending}, nil, &models{tokens: tokenizer.NewCache(), scripted: os.Getenv("SKILLD_ALLOW_SCRIPTED_MODELS") == "1"},
 			execOptions{network: sbf.network, keep: keep, maxRunning: f.maxRunning, taskTimeout: f.taskTimeout, outputBudget: f.outputBytes, observer: f.observer, logger: logger})
-		return rt.local
+		rt.starting = &startingExecutor{Local: rt.local, ready: make(chan struct{})}
+		return rt.starting
 	}
 	rt.drainTasks = func() {
 		if rt.local != nil {
+			if rt.started != nil {
+				<-rt.started
+			}
 			fmt.Fprintf(e.stderr, "skilld: letting running tasks finish for up to %s; the rest resume at the next start\n", f.shutdownTimeout)
 			rt.local.Drain(f.shutdownTimeout)
 		}
 	}
-	rt.closeAll = func() {
-		if sbx != nil {
-			sbx.close()
-		}
-	}
+	rt.closeAll = pending.close
 	return rt, nil
 }
 
-// start picks up the tasks of this server that a stop left unfinished,
-// and returns what streams a task's events live (nil: streams poll the
-// log).
+// start returns what streams a task's events live (nil: streams poll
+// the log), and, once the sandbox is open, picks up the tasks of this
+// server that a stop left unfinished. Until then the executor takes no
+// task (startingExecutor); without a sandbox it refuses them with the
+// reason, and the tasks left wait for a start that can run them.
 func (rt *taskRuntime) start(ctx context.Context) (httpapi.Watcher, error) {
+	rt.started = make(chan struct{})
 	if rt.local == nil {
+		close(rt.started)
 		return nil, nil
 	}
-	if err := rt.local.Recover(ctx); err != nil {
-		return nil, err
-	}
+	go func() {
+		defer close(rt.started)
+		if _, err := rt.sandboxes.wait(ctx); err != nil {
+			// They would only fail here; a start that can run them resumes them.
+			rt.logger.Warn("tasks left by a previous run are not resumed", "reason", skilld.ErrorMessage(err))
+			rt.starting.open(err)
+			return
+		}
+		err := rt.local.Recover(ctx)
+		if err != nil {
+			rt.logger.Error("recovering the tasks a previous run left; tasks are disabled", "err", err)
+			err = skilld.Errorf(skilld.EUNAVAILABLE, "tasks are disabled: the tasks a previous run left could not be recovered: %w", err)
+		}
+		rt.starting.open(err)
+	}()
 	return rt.local, nil
 }
 
