@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/interop/a2acard"
@@ -80,20 +81,26 @@ func OpenAPI(version string) (map[string]any, error) {
 	}, nil
 }
 
-// openAPIHandler serves the document, built once.
+// openAPIHandler serves the document, built on its first request: it is
+// the largest thing the server would otherwise build before it listens.
 func (s *Server) openAPIHandler() http.Handler {
-	doc, err := OpenAPI(s.Version)
-	var body []byte
-	if err == nil {
-		body, err = json.MarshalIndent(doc, "", "  ")
-	}
-	if err != nil {
-		panic(err) // a Go type the schema generator cannot describe: a bug, found by the tests
-	}
+	body := sync.OnceValues(func() ([]byte, error) {
+		doc, err := OpenAPI(s.Version)
+		if err != nil {
+			return nil, err
+		}
+		return json.MarshalIndent(doc, "", "  ")
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := body()
+		if err != nil {
+			// A Go type the schema generator cannot describe: a bug, found
+			// by the tests.
+			panic(err)
+		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "public, max-age=300")
-		w.Write(body)
+		w.Write(b)
 	})
 }
 
