@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 
@@ -60,7 +61,7 @@ func (r Request) Normalized() Request {
 	return r
 }
 
-var secretName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+var secretName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`) })
 
 // FromPackage reads the package's declaration. present is false when the
 // package has no skilld.yaml (it then asks for nothing).
@@ -156,7 +157,9 @@ func firstLine(s string) string {
 	return s
 }
 
-var hostLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+// hostLabel is compiled on first use: a counted repetition compiles to a
+// large program, which every command would otherwise build at start.
+var hostLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`) })
 
 // checkHost accepts "host", "host:port", "*.domain", "*.domain:port", an
 // IPv4 address or a bracketed IPv6 one, with an optional port, and returns
@@ -191,7 +194,7 @@ func checkHost(s string) (string, error) {
 		return "", fmt.Errorf("%q is not a host name", s)
 	}
 	for _, l := range strings.Split(name, ".") {
-		if !hostLabel.MatchString(l) {
+		if !hostLabel().MatchString(l) {
 			return "", fmt.Errorf("%q is not a host name (label %q)", s, l)
 		}
 	}
@@ -213,7 +216,7 @@ func CheckSecretName(s string) error {
 }
 
 func checkSecret(s string) (string, error) {
-	if len(s) > 128 || !secretName.MatchString(s) {
+	if len(s) > 128 || !secretName().MatchString(s) {
 		return "", fmt.Errorf("%q is not a secret name (an environment variable name: A-Z, 0-9 and _, not starting with a digit)", s)
 	}
 	if sandbox.LoaderVariable(s) || sandbox.LocaleVariable(s) {
@@ -222,10 +225,12 @@ func checkSecret(s string) (string, error) {
 	return s, nil
 }
 
-var toolName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:-]{0,127}$`)
+// toolName is compiled on first use: a counted repetition compiles to a
+// large program, which every command would otherwise build at start.
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:-]{0,127}$`) })
 
 func checkTool(s string) (string, error) {
-	if !toolName.MatchString(s) {
+	if !toolName().MatchString(s) {
 		return "", fmt.Errorf("%q is not a tool name (a letter, then letters, digits, _ . : -)", s)
 	}
 	return s, nil

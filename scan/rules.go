@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 
@@ -54,7 +55,9 @@ type rulesFile struct {
 	} `yaml:"rules"`
 }
 
-var ruleID = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
+// ruleID is compiled on first use: a counted repetition compiles to a
+// large program, which every command would otherwise build at start.
+var ruleID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`) })
 
 // ParseRules reads a rules file: a version (1 or more) and rules, each
 // with an ID, a severity, a summary and a message, and either a built-in
@@ -74,7 +77,7 @@ func ParseRules(data []byte) (version int, rules []Rule, err error) {
 	seen := map[string]bool{}
 	for i, fr := range f.Rules {
 		where := fmt.Sprintf("rules[%d] (%s)", i, fr.ID)
-		if !ruleID.MatchString(fr.ID) {
+		if !ruleID().MatchString(fr.ID) {
 			return 0, nil, rulesErr("rules[%d]: id %q must be lowercase letters, digits and '-'", i, fr.ID)
 		}
 		if seen[fr.ID] {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"sync"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/permissions"
@@ -14,7 +15,9 @@ import (
 
 // registryName is the shape of registry names; "github" is reserved for
 // GitHub imports.
-var registryName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+// registryName is compiled on first use: a counted repetition compiles to a
+// large program, which every command would otherwise build at start.
+var registryName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`) })
 
 // GitHubRegistry and GitHubTrust are what install policy sees for skills
 // imported from GitHub.
@@ -34,7 +37,7 @@ func (s *Service) CreateRegistry(ctx context.Context, a Actor, p CreateRegistryP
 	if err := a.requireInstanceAdmin(); err != nil {
 		return nil, err
 	}
-	if !registryName.MatchString(p.Name) || p.Name == GitHubRegistry {
+	if !registryName().MatchString(p.Name) || p.Name == GitHubRegistry {
 		return nil, invalidField("name", "registry name %q must be 1 to 63 lowercase letters, digits, '.', '_' or '-', and not %q", p.Name, GitHubRegistry)
 	}
 	if !p.Trust.Valid() {

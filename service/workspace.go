@@ -3,13 +3,16 @@ package service
 import (
 	"context"
 	"regexp"
+	"sync"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/store"
 )
 
 // workspaceName is the shape of workspace names: they appear in URLs.
-var workspaceName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+// workspaceName is compiled on first use: a counted repetition compiles to a
+// large program, which every command would otherwise build at start.
+var workspaceName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`) })
 
 type CreateWorkspaceParams struct {
 	Name string `json:"name" jsonschema:"lowercase letters, digits and hyphens, at most 63 characters"`
@@ -20,7 +23,7 @@ func (s *Service) CreateWorkspace(ctx context.Context, a Actor, p CreateWorkspac
 	if err := a.requireInstanceAdmin(); err != nil {
 		return nil, err
 	}
-	if !workspaceName.MatchString(p.Name) {
+	if !workspaceName().MatchString(p.Name) {
 		return nil, invalidField("name", "workspace name %q must be 1 to 63 lowercase letters, digits or hyphens, starting with a letter or digit", p.Name)
 	}
 	w, err := s.db.WorkspaceCreate(ctx, &store.WorkspaceCreateParams{Name: p.Name})
