@@ -57,9 +57,8 @@ func TestRootfsBuildAndServe(t *testing.T) {
 	t.Setenv("SKILLD_ALLOW_SCRIPTED_MODELS", "1")
 	base, serveErr, stop := startServe(t, "--data", t.TempDir(), "--sandbox-rootfs", out, "--sandbox-rootfs", "image="+archive, "--sandbox-rootfs", "host")
 	defer stop()
-	if !strings.Contains(serveErr.String(), "root file system: hello-root (tree-sha256:") {
-		t.Errorf("the start-up log does not name the root:\n%s", serveErr.String())
-	}
+	// The sandbox is described once its check, after listening, is done.
+	serveErr.await(t, "root file system: hello-root (tree-sha256:")
 	script := writeModel(t, []string{shellStep("cat /etc/skilld-rootfs.json | grep -c hello; hello; test -e /usr/bin/gcc && echo host-usr || echo no-host-usr"), `{"text": "done"}`})
 	for name, want := range map[string]string{"": "1\nHello, world!\nno-host-usr\n", "image": "1\nHello, world!\nno-host-usr\n", "host": "0\n/bin/sh: 1: hello: not found\nhost-usr\n"} {
 		cfg := map[string]any{"model": "scripted:" + script, "context": map[string]any{"window": 100000}, "sandbox": map[string]any{"rootfs": name}}
