@@ -7,8 +7,10 @@ import (
 )
 
 // Allows reports whether a network entry of r covers host (lowercase, as
-// in a URL) with port ("" when the URL named none): "host" allows every
-// port, "host:port" only that one, "*.domain" every subdomain.
+// in a URL) with port ("" when the URL named none, its scheme's): "host"
+// allows ports 80 and 443, "host:port" only that one, "*.domain" every
+// subdomain — the rules the sandbox's proxy enforces the entries by, so
+// that what an admin approves is what a command can reach.
 func (r Request) Allows(host, port string) bool {
 	for _, e := range r.Network {
 		if entryAllows(e, host, port) {
@@ -27,7 +29,10 @@ func splitEntry(e string) (host, port string) {
 
 func entryAllows(e, host, port string) bool {
 	h, p := splitEntry(e)
-	if p != "" && p != port {
+	switch {
+	case p == "" && port != "" && port != "80" && port != "443":
+		return false
+	case p != "" && p != port:
 		return false
 	}
 	host = strings.Trim(host, "[]")
@@ -36,7 +41,8 @@ func entryAllows(e, host, port string) bool {
 
 // Covers reports whether approved covers everything requested asks for:
 // each requested host is allowed by an approved entry (a wildcard covers
-// narrower wildcards, a port-less entry every port), and each requested
+// narrower wildcards, a port-less entry ports 80 and 443 and a port-less
+// request), and each requested
 // secret and tool is approved. A request that asks for more than was
 // approved is not covered.
 func Covers(approved, requested Request) bool {

@@ -76,7 +76,12 @@ func TestAllows(t *testing.T) {
 		want       bool
 	}{
 		{"api.example.com", "", true},
-		{"api.example.com", "8443", true},
+		{"api.example.com", "443", true},
+		{"api.example.com", "80", true},
+		// A host without a port means the web's ports, as the proxy
+		// enforces it: not its SSH or another service's port.
+		{"api.example.com", "8443", false},
+		{"api.example.com", "22", false},
 		{"db.example.com", "5432", true},
 		{"db.example.com", "", false},
 		{"db.example.com", "5433", false},
@@ -111,6 +116,7 @@ func TestCovers(t *testing.T) {
 		{"a wider wildcard", permissions.Request{Network: []string{"*.net"}}, false},
 		{"a new secret", permissions.Request{Secrets: []string{"TOKEN", "OTHER"}}, false},
 		{"a new tool", permissions.Request{Tools: []string{"Write"}}, false},
+		{"another port of a port-less host", permissions.Request{Network: []string{"api.example.com:22"}}, false},
 	} {
 		if got := permissions.Covers(approved, c.req); got != c.want {
 			t.Errorf("%s: Covers = %v, want %v", c.name, got, c.want)
