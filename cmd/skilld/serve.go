@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -29,6 +31,11 @@ import (
 const minShutdownGrace = 500 * time.Millisecond
 
 func runServe(ctx context.Context, e *env, args []string) int {
+	// serve writes to stderr from more than one goroutine: the sandbox
+	// check runs while the server starts listening.
+	se := *e
+	se.stderr = &lockedWriter{w: e.stderr}
+	e = &se
 	fs := newFlags(e, "serve", "[--addr HOST:PORT] [--path-import-root DIR]... [storage flags]\n\n"+
 		"Runs the skilld server on the configured storage (by default SQLite and\n"+
 		"files under ./skilld-data). On an empty database it creates the workspace\n"+
@@ -297,4 +304,16 @@ func (p *pathList) Set(v string) error {
 	}
 	p.dirs = append(p.dirs, v)
 	return nil
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

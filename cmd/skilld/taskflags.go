@@ -184,6 +184,10 @@ func (f *taskFlags) prepare(ctx context.Context, e *env, logger *slog.Logger, db
 		return rt.starting
 	}
 	rt.drainTasks = func() {
+		// The sandbox check may still be running (serve stopped before it
+		// ended): let it finish and say what it found first, so that
+		// nothing else writes to stderr meanwhile.
+		<-pending.done
 		if rt.local != nil {
 			if rt.started != nil {
 				<-rt.started
