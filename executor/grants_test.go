@@ -31,9 +31,10 @@ import (
 // a command run while the skill is loaded reaches the host through the
 // sandbox's proxy and has the secret in its environment; once the skill
 // unloads (context placement, one skill at a time), the next command has
-// neither again. The secret's value is nowhere in what the server keeps:
-// not in the database's files, the blob store, the events, the task's
-// output or the model's requests.
+// neither again. The secret's value is nowhere in what the server keeps
+// or shows: not in the database's files, the blob store, the events, the
+// task's output, the UI's task pages and event streams or the model's
+// requests.
 func TestSkillGrants(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")
@@ -191,6 +192,12 @@ func TestSkillGrants(t *testing.T) {
 	for _, tk := range tasks.Items {
 		if strings.Contains(tk.Output, secret) {
 			t.Errorf("task %s's output holds the secret", tk.ID)
+		}
+	}
+	// Every page of the UI about the tasks, their event streams included.
+	for path, body := range uiPages(t, f) {
+		if strings.Contains(body, secret) {
+			t.Errorf("UI page %s holds the secret", path)
 		}
 	}
 	// Every file the server keeps, the database's and the blobs'.
