@@ -28,8 +28,8 @@ var etcEntries = []string{
 }
 
 // systemArgs are the bind and symlink arguments for the host's system
-// folders and extra read-only paths, computed once.
-func systemArgs(extra []string) []string {
+// folders, computed once.
+func systemArgs() []string {
 	var a []string
 	for _, d := range systemDirs {
 		info, err := os.Lstat(d)
@@ -43,14 +43,23 @@ func systemArgs(extra []string) []string {
 			a = append(a, "--ro-bind", d, d)
 		}
 	}
-	// bwrap would create /etc for the binds below with mode 0700.
-	a = append(a, "--perms", "0755", "--dir", "/etc")
-	for _, e := range etcEntries {
+	return a
+}
+
+// hostEtc are the host's chosen /etc entries, resolved as a bind would.
+func hostEtc() []etcEntry {
+	out := make([]etcEntry, len(etcEntries))
+	for i, e := range etcEntries {
 		p := "/etc/" + e
-		if _, err := os.Stat(p); err == nil {
-			a = append(a, "--ro-bind", p, p)
-		}
+		out[i] = etcEntry{name: e, src: p, bind: p, follow: true}
 	}
+	return out
+}
+
+// extraArgs bind the operator's extra read-only paths, after /etc so that
+// one below it shows.
+func extraArgs(extra []string) []string {
+	var a []string
 	for _, p := range extra {
 		a = append(a, "--ro-bind", p, p)
 	}
@@ -60,12 +69,13 @@ func systemArgs(extra []string) []string {
 // argv is bwrap and its arguments for one command. fds collects the
 // descriptors bwrap reads: its status stream (already added, number 3:
 // the command's exit code, which tells a command's failure from the
-// sandbox's), the system-call filter and the sandbox's passwd and group.
+// sandbox's) and the system-call filter. etc are the arguments that show
+// /etc (etcView.acquire).
 //
 // proxied says the command has a proxy to wait for (its descriptors 4
 // and 5); own are the command's own variables (ExecParams.Env), which
 // bwrap's environment carries and which win over the sandbox's.
-func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim sandbox.Limits, proxied bool, own []string) ([]string, error) {
+func (s *sb) argv(command string, fds *descriptors, etc []string, mounts map[string]mount, lim sandbox.Limits, proxied bool, own []string) ([]string, error) {
 	p := s.p
 	a := []string{p.bwrap,
 		// A user namespace of its own, whatever the server's uid: inside
@@ -91,16 +101,8 @@ func (s *sb) argv(command string, fds *descriptors, mounts map[string]mount, lim
 		a = append(a, "--seccomp", fd)
 	}
 	a = append(a, s.root.args...)
-	for _, f := range []struct {
-		file *os.File
-		dest string
-	}{{p.passwd, "/etc/passwd"}, {p.group, "/etc/group"}} {
-		fd, err := fds.reopened(f.file)
-		if err != nil {
-			return nil, err
-		}
-		a = append(a, "--perms", "0644", "--ro-bind-data", fd, f.dest)
-	}
+	a = append(a, etc...)
+	a = append(a, s.root.extra...)
 	size := strconv.FormatInt(lim.Memory, 10)
 	a = append(a,
 		"--proc", "/proc", "--dev", "/dev",

@@ -46,7 +46,11 @@ func BenchmarkExecTrue(b *testing.B) {
 			}
 			fds := &descriptors{}
 			fds.add(statusW)
-			argv, err := s.argv("true", fds, nil, s.limits, false, nil)
+			etc, release, err := s.root.etc.acquire()
+			if err != nil {
+				b.Fatal(err)
+			}
+			argv, err := s.argv("true", fds, etc, nil, s.limits, false, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -55,6 +59,7 @@ func BenchmarkExecTrue(b *testing.B) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 			out, err := cmd.CombinedOutput()
 			fds.close()
+			release()
 			statusR.Close()
 			if err != nil {
 				b.Fatal(err, string(out))

@@ -118,10 +118,9 @@ type Provider struct {
 	vol      volume.Support
 	disk     int64 // each workspace's default size; 0: not limited
 	notes    []string
-	// Read by bubblewrap for every command, from a description of their
-	// own (see reopen): the system-call filter (nil where there is none)
-	// and the sandbox's /etc/passwd and /etc/group.
-	filter, passwd, group *os.File
+	// Read by bubblewrap for every command, from a description of its
+	// own (see reopen): the system-call filter (nil where there is none).
+	filter *os.File
 }
 
 var (
@@ -267,16 +266,9 @@ const (
 	group  = "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n"
 )
 
-// openFiles makes the sealed in-memory files bubblewrap reads for every
-// command: the system-call filter and the sandbox's user database.
+// openFiles makes the sealed in-memory file bubblewrap reads for every
+// command: the system-call filter.
 func (p *Provider) openFiles() error {
-	var err error
-	if p.passwd, err = sealed("skilld-passwd", []byte(passwd)); err != nil {
-		return err
-	}
-	if p.group, err = sealed("skilld-group", []byte(group)); err != nil {
-		return err
-	}
 	prog, err := seccomp.Program()
 	if err != nil {
 		p.notes = append(p.notes, "NO system-call filter: "+err.Error())
@@ -384,13 +376,12 @@ func (p *Provider) Close() error {
 	if p.controls != nil {
 		p.controls.Close()
 	}
+	closeRoots(p.roots)
 	if p.hub != nil {
 		p.hub.close()
 	}
-	for _, f := range []*os.File{p.filter, p.passwd, p.group} {
-		if f != nil {
-			f.Close()
-		}
+	if p.filter != nil {
+		p.filter.Close()
 	}
 	return nil
 }

@@ -79,7 +79,11 @@ func TreeDigest(dir string) (string, error) {
 // computed once.
 type rootView struct {
 	Root
-	args []string
+	// args show the root's folders; etc its /etc; extra the operator's
+	// read-only paths, bound after /etc.
+	args  []string
+	etc   *etcView
+	extra []string
 	// env is env(1) inside this root, for handing the agent's variables
 	// past a helper, and prlimit util-linux's prlimit, which sets a
 	// command's process limit inside its namespace ("" when the root has
@@ -97,13 +101,17 @@ var ownEtc = map[string]bool{"passwd": true, "group": true, "shadow": true, "gsh
 
 // newRootView checks a root and computes its arguments. A root must have
 // a shell at /bin/sh. prlimit is the host's; src is where bwrap finds the
-// root's folder (Dir, or its bind in the hub).
-func newRootView(r Root, src string, extra []string, prlimit string) (*rootView, error) {
+// root's folder (Dir, or its bind in the hub); etcDir is where its /etc is
+// made ready.
+func newRootView(r Root, src string, extra []string, prlimit, etcDir string) (*rootView, error) {
 	v := &rootView{Root: r}
+	own := []ownFile{{"passwd", []byte(passwd)}, {"group", []byte(group)}}
 	if r.Dir == "/" {
-		v.args = systemArgs(extra)
+		v.args, v.extra = systemArgs(), extraArgs(extra)
 		v.env, v.prlimit = hostEnv(), prlimit
-		return v, nil
+		var err error
+		v.etc, err = newEtcView(etcDir, hostEtc(), own)
+		return v, err
 	}
 	ro, err := os.OpenRoot(r.Dir)
 	if err != nil {
@@ -136,22 +144,18 @@ func newRootView(r Root, src string, extra []string, prlimit string) (*rootView,
 		}
 		v.args = append(v.args, a...)
 	}
-	v.args = append(v.args, "--perms", "0755", "--dir", "/etc")
 	etc, err := os.ReadDir(filepath.Join(r.Dir, "etc"))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
+	var entries []etcEntry
 	for _, e := range etc {
-		if ownEtc[e.Name()] {
-			continue
+		if !ownEtc[e.Name()] {
+			entries = append(entries, etcEntry{name: e.Name(), src: filepath.Join(r.Dir, "etc", e.Name()), bind: filepath.Join(src, "etc", e.Name())})
 		}
-		a, err := entryArgs(r.Dir, src, "etc/"+e.Name())
-		if err != nil {
-			return nil, err
-		}
-		v.args = append(v.args, a...)
 	}
-	return v, nil
+	v.etc, err = newEtcView(etcDir, entries, own)
+	return v, err
 }
 
 // executableIn reports whether rel is an executable file in the root,
@@ -221,11 +225,21 @@ func hostEnv() string {
 // their views, the first the default. prlimit is the host's; a root
 // server's hub holds each root's folder within the task uids' reach.
 func roots(cfg Config, prlimit string, h *hub, vol volume.Support) ([]*rootView, error) {
+	etcDir := cfg.Root
+	if h != nil {
+		etcDir = h.dir
+	}
+	var out []*rootView
+	ok := false
+	defer func() {
+		if !ok {
+			closeRoots(out)
+		}
+	}()
 	rs := cfg.Roots
 	if len(rs) == 0 {
 		rs = []Root{HostRoot()}
 	}
-	var out []*rootView
 	for _, r := range rs {
 		if r.Name == "" || r.Dir == "" || r.Digest == "" {
 			return nil, skilld.Errorf(skilld.EINVALID, "bwrap: a root needs a name, a folder and a digest: %+v", r)
@@ -243,13 +257,23 @@ func roots(cfg Config, prlimit string, h *hub, vol volume.Support) ([]*rootView,
 				return nil, fmt.Errorf("bwrap: the root file system %q: %w", r.Name, err)
 			}
 		}
-		v, err := newRootView(r, src, cfg.ReadOnlyPaths, prlimit)
+		v, err := newRootView(r, src, cfg.ReadOnlyPaths, prlimit, etcDir)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
 	}
+	ok = true
 	return out, nil
+}
+
+// closeRoots removes the roots' /etc folders.
+func closeRoots(rs []*rootView) {
+	for _, v := range rs {
+		if v.etc != nil {
+			v.etc.close()
+		}
+	}
 }
 
 // root finds a configured root by name ("" the default).

@@ -285,7 +285,12 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 			proxied <- cp
 		}()
 	}
-	argv, err := s.argv(p.Command, fds, mounts, lim, plan != nil, own)
+	etc, release, err := s.root.etc.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	argv, err := s.argv(p.Command, fds, etc, mounts, lim, plan != nil, own)
 	if err != nil {
 		return nil, err
 	}
