@@ -3,6 +3,7 @@ package bwrap
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -81,12 +82,10 @@ type commandProxy struct {
 	served chan struct{}
 }
 
-// start makes the command's proxy. It reads bwrap's info (the sandbox's
-// first process), opens the listener in that process's network namespace,
-// and then lets bwrap run the command (a byte on block). A failure still
-// lets the command run, without a way out; the error says why.
-func (e *egressPlan) start(info *os.File, block *os.File) (*commandProxy, error) {
-	defer block.Close()
+// serve makes the command's proxy, listening in the network namespace of
+// the sandbox's first process (pid), before bwrap runs the command. On a
+// failure the command still runs, without a way out; the error says why.
+func (e *egressPlan) serve(pid int) (*commandProxy, error) {
 	cp := &commandProxy{served: make(chan struct{})}
 	p, err := egress.New(egress.Config{Allow: e.allow, OnEvent: cp.record})
 	if err != nil {
@@ -94,11 +93,7 @@ func (e *egressPlan) start(info *os.File, block *os.File) (*commandProxy, error)
 		return cp, err
 	}
 	cp.proxy = p
-	pid, err := childPid(info)
-	var ln net.Listener
-	if err == nil {
-		ln, err = listenIn(pid, proxyAddr)
-	}
+	ln, err := listenIn(pid, proxyAddr)
 	if err != nil {
 		close(cp.served)
 		return cp, fmt.Errorf("the command's proxy: %w", err)
@@ -107,7 +102,6 @@ func (e *egressPlan) start(info *os.File, block *os.File) (*commandProxy, error)
 		defer close(cp.served)
 		p.Serve(ln)
 	}()
-	block.Write([]byte{1})
 	return cp, nil
 }
 
@@ -137,8 +131,11 @@ func childPid(info *os.File) (int, error) {
 	var st struct {
 		ChildPid int `json:"child-pid"`
 	}
-	if err := json.NewDecoder(bufio.NewReader(info)).Decode(&st); err != nil || st.ChildPid <= 0 {
-		return 0, fmt.Errorf("reading bwrap's information: %v", err)
+	if err := json.NewDecoder(bufio.NewReader(info)).Decode(&st); err != nil {
+		return 0, fmt.Errorf("reading bwrap's information: %w", err)
+	}
+	if st.ChildPid <= 0 {
+		return 0, errors.New("bwrap's information names no process")
 	}
 	return st.ChildPid, nil
 }
