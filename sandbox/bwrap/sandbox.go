@@ -483,7 +483,11 @@ func (s *sb) Place(ctx context.Context, dir string, pkg *pack.Package) error {
 func (s *sb) Destroy(ctx context.Context) error {
 	s.Commands.Close()
 	if s.live != "" {
-		err := removeTree(s.live)
+		// The hub folder holds one mount, the workspace's.
+		err := volume.UnmountKnown(s.live, filepath.Join(s.live, "workspace"))
+		if err == nil {
+			err = os.RemoveAll(s.live)
+		}
 		if err == nil {
 			err = volume.Unmount(s.Workspace)
 		}

@@ -113,7 +113,7 @@ func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) 
 		err = os.Rename(tmp, image)
 	}
 	if err == nil {
-		err = mount(image, workspace)
+		err = mount(image, workspace, true)
 	}
 	if err == nil {
 		// mkfs makes lost+found, owned by root: the task's folder holds
@@ -143,7 +143,7 @@ func (sup Support) Open(image, workspace string) error {
 	if Mounted(workspace) {
 		return nil
 	}
-	if err := mount(image, workspace); err != nil {
+	if err := mount(image, workspace, false); err != nil {
 		return fmt.Errorf("mounting the workspace image again: %w", err)
 	}
 	return nil
@@ -200,6 +200,43 @@ func UnmountAll(dir string) error {
 		errs = append(errs, fmt.Errorf("still mounted: %s", strings.Join(left, ", ")))
 	}
 	return errors.Join(errs...)
+}
+
+// UnmountKnown detaches the mounts at points, under dir, and then any
+// other mount under dir as UnmountAll does; it fails when any is left.
+// Only when a walk of dir finds a mount it was not told of does it read
+// the mount table, which holds a workspace per running task: reading it
+// for every removal made removals cost in proportion to the tasks
+// running.
+func UnmountKnown(dir string, points ...string) error {
+	for _, p := range points {
+		if err := unix.Unmount(p, unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			return fmt.Errorf("unmounting %s: %w", p, err)
+		}
+	}
+	if mountUnder(dir) {
+		return UnmountAll(dir)
+	}
+	return nil
+}
+
+// mountUnder reports whether dir or a folder under it is the root of a
+// mount, following no link; an unreadable folder counts as one (the
+// caller then reads the mount table).
+func mountUnder(dir string) bool {
+	if Mounted(dir) {
+		return true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist)
+	}
+	for _, e := range entries {
+		if e.IsDir() && mountUnder(filepath.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
 }
 
 // mountsUnder lists the mount points at or under dir, the deepest first.
@@ -263,8 +300,17 @@ func Unmount(path string) error {
 // live one has not written back, and the two would then overwrite each
 // other. So the loop device still bound to the image is mounted again:
 // the kernel hands back the live file system.
-func mount(image, dir string) error {
-	dev, err := bound(image)
+//
+// A fresh image (made just now, O_EXCL) has no device to look for: a
+// bound device holds its file open, so no new file can have its inode.
+// Looking reads every loop device: with a mounted workspace per running
+// task, each start would cost in proportion to the tasks running.
+func mount(image, dir string, fresh bool) error {
+	var dev *os.File
+	var err error
+	if !fresh {
+		dev, err = bound(image)
+	}
 	if err == nil && dev == nil {
 		dev, err = attach(image)
 	}

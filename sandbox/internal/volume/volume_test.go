@@ -157,3 +157,32 @@ func TestBind(t *testing.T) {
 		t.Errorf("the source after unmounting: %q", b)
 	}
 }
+
+// TestUnmountKnown: the mounts it is told of go, and one it was not told
+// of, deeper down, is found by the walk and goes too, so the folder can be
+// removed without deleting through a mount.
+func TestUnmountKnown(t *testing.T) {
+	s := support(t)
+	src, hub := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(src, "f"), []byte("x"), 0o644)
+	known, unknown := filepath.Join(hub, "sb", "workspace"), filepath.Join(hub, "sb", "deeper", "other")
+	os.MkdirAll(known, 0o755)
+	os.MkdirAll(unknown, 0o755)
+	for _, d := range []string{known, unknown} {
+		if err := s.Bind(src, d, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := UnmountKnown(filepath.Join(hub, "sb"), known); err != nil || Mounted(known) || Mounted(unknown) {
+		t.Fatalf("UnmountKnown: %v (known %v, unknown %v)", err, Mounted(known), Mounted(unknown))
+	}
+	if err := os.RemoveAll(filepath.Join(hub, "sb")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(src, "f")); string(b) != "x" {
+		t.Errorf("the source after removing: %q", b)
+	}
+	if err := UnmountKnown(filepath.Join(hub, "gone"), filepath.Join(hub, "gone", "workspace")); err != nil {
+		t.Errorf("a folder that is not there: %v", err)
+	}
+}
