@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -47,11 +48,16 @@ type Support struct {
 	// BindErr says why workspaces cannot even be mounted nosuid here (not
 	// root); nil when they can.
 	BindErr error
+	// attaching is held while a loop device is found and bound: every
+	// caller asking for a free one at once is told the same one, and all
+	// but one must ask again, so hundreds of tasks starting together ran
+	// out of attempts.
+	attaching *sync.Mutex
 }
 
 // Detect looks for root, loop devices and mkfs.ext4.
 func Detect() Support {
-	var s Support
+	s := Support{attaching: &sync.Mutex{}}
 	if os.Geteuid() != 0 {
 		s.BindErr = errors.New("mounting needs root")
 		s.Err = errors.New("a size-limited workspace is a loop-mounted file system, which needs a server running as root")
@@ -113,7 +119,7 @@ func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) 
 		err = os.Rename(tmp, image)
 	}
 	if err == nil {
-		err = mount(image, workspace, true)
+		err = sup.mount(image, workspace, true)
 	}
 	if err == nil {
 		// mkfs makes lost+found, owned by root: the task's folder holds
@@ -143,7 +149,7 @@ func (sup Support) Open(image, workspace string) error {
 	if Mounted(workspace) {
 		return nil
 	}
-	if err := mount(image, workspace, false); err != nil {
+	if err := sup.mount(image, workspace, false); err != nil {
 		return fmt.Errorf("mounting the workspace image again: %w", err)
 	}
 	return nil
@@ -305,14 +311,16 @@ func Unmount(path string) error {
 // bound device holds its file open, so no new file can have its inode.
 // Looking reads every loop device: with a mounted workspace per running
 // task, each start would cost in proportion to the tasks running.
-func mount(image, dir string, fresh bool) error {
+func (sup Support) mount(image, dir string, fresh bool) error {
 	var dev *os.File
 	var err error
 	if !fresh {
 		dev, err = bound(image)
 	}
 	if err == nil && dev == nil {
+		sup.attaching.Lock()
 		dev, err = attach(image)
+		sup.attaching.Unlock()
 	}
 	if err != nil {
 		return err
@@ -367,8 +375,13 @@ func attach(image string) (*os.File, error) {
 		return nil, err
 	}
 	defer img.Close()
-	// Another process may take the free device first: ask again.
-	for range 32 {
+	// Another process may take the free device first, and a device still
+	// clearing itself after its unmount is named free but refuses: ask
+	// again, a little later each time, for up to about five seconds.
+	for attempt := range 200 {
+		if attempt > 0 {
+			time.Sleep(min(time.Duration(attempt)*time.Millisecond/4, 50*time.Millisecond))
+		}
 		n, err := unix.IoctlRetInt(int(ctl.Fd()), unix.LOOP_CTL_GET_FREE)
 		if err != nil {
 			return nil, fmt.Errorf("finding a free loop device: %w", err)

@@ -2,9 +2,11 @@ package volume
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -184,5 +186,43 @@ func TestUnmountKnown(t *testing.T) {
 	}
 	if err := UnmountKnown(filepath.Join(hub, "gone"), filepath.Join(hub, "gone", "workspace")); err != nil {
 		t.Errorf("a folder that is not there: %v", err)
+	}
+}
+
+// TestCreateManyAtOnce: as many workspaces as tasks starting together are
+// all made, each on a loop device of its own, while as many others are
+// removed (their loop devices clearing themselves).
+func TestCreateManyAtOnce(t *testing.T) {
+	s := support(t)
+	dir := t.TempDir()
+	const workers, rounds = 64, 8
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() {
+			for r := range rounds {
+				ws := filepath.Join(dir, fmt.Sprintf("%d-%d", i, r))
+				os.Mkdir(ws, 0o755)
+				if err := s.Create(t.Context(), ws+".img", ws, Spec{Size: MinSize}); err != nil {
+					errs[i] = fmt.Errorf("round %d: %w", r, err)
+					return
+				}
+				if !Mounted(ws) {
+					errs[i] = fmt.Errorf("round %d: not mounted", r)
+					return
+				}
+				if err := Unmount(ws); err != nil {
+					errs[i] = fmt.Errorf("round %d: %w", r, err)
+					return
+				}
+				os.Remove(ws + ".img")
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("worker %d: %v", i, err)
+		}
 	}
 }
