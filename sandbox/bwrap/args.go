@@ -72,10 +72,10 @@ func extraArgs(extra []string) []string {
 // sandbox's) and the system-call filter. etc are the arguments that show
 // /etc (etcView.acquire).
 //
-// Descriptors 4 and 5 are bwrap's info and block (Exec's gate); own are
-// the command's own variables (ExecParams.Env), which bwrap's environment
-// carries and which win over the sandbox's.
-func (s *sb) argv(command string, fds *descriptors, etc []string, mounts map[string]mount, lim sandbox.Limits, own []string) ([]string, error) {
+// proxied says the command has a proxy to wait for (its descriptors 4
+// and 5); own are the command's own variables (ExecParams.Env), which
+// bwrap's environment carries and which win over the sandbox's.
+func (s *sb) argv(command string, fds *descriptors, etc []string, mounts map[string]mount, lim sandbox.Limits, proxied bool, own []string) ([]string, error) {
 	p := s.p
 	a := []string{p.bwrap,
 		// A user namespace of its own, whatever the server's uid: inside
@@ -89,8 +89,10 @@ func (s *sb) argv(command string, fds *descriptors, etc []string, mounts map[str
 		// through the proxy listening there.
 		"--unshare-net",
 	}
-	// The descriptors Exec added after the status stream.
-	a = append(a, "--info-fd", "4", "--block-fd", "5")
+	if proxied {
+		// The descriptors Exec added after the status stream.
+		a = append(a, "--info-fd", "4", "--block-fd", "5")
+	}
 	if p.filter != nil {
 		fd, err := fds.reopened(p.filter)
 		if err != nil {

@@ -3,7 +3,6 @@ package bwrap
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -82,10 +81,12 @@ type commandProxy struct {
 	served chan struct{}
 }
 
-// serve makes the command's proxy, listening in the network namespace of
-// the sandbox's first process (pid), before bwrap runs the command. On a
-// failure the command still runs, without a way out; the error says why.
-func (e *egressPlan) serve(pid int) (*commandProxy, error) {
+// start makes the command's proxy. It reads bwrap's info (the sandbox's
+// first process), opens the listener in that process's network namespace,
+// and then lets bwrap run the command (a byte on block). A failure still
+// lets the command run, without a way out; the error says why.
+func (e *egressPlan) start(info *os.File, block *os.File) (*commandProxy, error) {
+	defer block.Close()
 	cp := &commandProxy{served: make(chan struct{})}
 	p, err := egress.New(egress.Config{Allow: e.allow, OnEvent: cp.record})
 	if err != nil {
@@ -93,7 +94,11 @@ func (e *egressPlan) serve(pid int) (*commandProxy, error) {
 		return cp, err
 	}
 	cp.proxy = p
-	ln, err := listenIn(pid, proxyAddr)
+	pid, err := childPid(info)
+	var ln net.Listener
+	if err == nil {
+		ln, err = listenIn(pid, proxyAddr)
+	}
 	if err != nil {
 		close(cp.served)
 		return cp, fmt.Errorf("the command's proxy: %w", err)
@@ -102,6 +107,7 @@ func (e *egressPlan) serve(pid int) (*commandProxy, error) {
 		defer close(cp.served)
 		p.Serve(ln)
 	}()
+	block.Write([]byte{1})
 	return cp, nil
 }
 
@@ -131,11 +137,8 @@ func childPid(info *os.File) (int, error) {
 	var st struct {
 		ChildPid int `json:"child-pid"`
 	}
-	if err := json.NewDecoder(bufio.NewReader(info)).Decode(&st); err != nil {
-		return 0, fmt.Errorf("reading bwrap's information: %w", err)
-	}
-	if st.ChildPid <= 0 {
-		return 0, errors.New("bwrap's information names no process")
+	if err := json.NewDecoder(bufio.NewReader(info)).Decode(&st); err != nil || st.ChildPid <= 0 {
+		return 0, fmt.Errorf("reading bwrap's information: %v", err)
 	}
 	return st.ChildPid, nil
 }

@@ -46,17 +46,11 @@ func BenchmarkExecTrue(b *testing.B) {
 			}
 			fds := &descriptors{}
 			fds.add(statusW)
-			// bwrap's info and block, the block already given its byte.
-			infoR, infoW, _ := os.Pipe()
-			blockR, blockW, _ := os.Pipe()
-			blockW.Write([]byte{1})
-			fds.add(infoW)
-			fds.add(blockR)
 			etc, release, err := s.root.etc.acquire()
 			if err != nil {
 				b.Fatal(err)
 			}
-			argv, err := s.argv("true", fds, etc, nil, s.limits, nil)
+			argv, err := s.argv("true", fds, etc, nil, s.limits, false, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -66,8 +60,6 @@ func BenchmarkExecTrue(b *testing.B) {
 			out, err := cmd.CombinedOutput()
 			fds.close()
 			release()
-			infoR.Close()
-			blockW.Close()
 			statusR.Close()
 			if err != nil {
 				b.Fatal(err, string(out))

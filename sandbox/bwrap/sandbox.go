@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -260,34 +259,43 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 		// own: this command gets them.
 		own = sandbox.MergeEnv(proxyEnv(), p.Env)
 	}
-	// bwrap says where the sandbox's first process is (info), and holds
-	// the command (block) until that process is in the command's cgroups
-	// with its limits, and the command's proxy, if any, listens there.
-	infoR, infoW, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	var proxied chan *commandProxy
+	if plan != nil {
+		// bwrap says where the sandbox's first process is (info), and
+		// waits (block) until its proxy listens there.
+		infoR, infoW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		defer infoR.Close()
+		blockR, blockW, err := os.Pipe()
+		if err != nil {
+			infoW.Close()
+			return nil, err
+		}
+		fds.add(infoW)
+		fds.add(blockR)
+		proxied = make(chan *commandProxy, 1)
+		go func() {
+			cp, err := plan.start(infoR, blockW)
+			if err != nil {
+				// The command runs with no way out; its result says why.
+				cp.events = append(cp.events, sandbox.EgressEvent{Reason: err.Error()})
+			}
+			proxied <- cp
+		}()
 	}
-	defer infoR.Close()
-	blockR, blockW, err := os.Pipe()
-	if err != nil {
-		infoW.Close()
-		return nil, err
-	}
-	defer blockW.Close()
-	fds.add(infoW)
-	fds.add(blockR)
 	etc, release, err := s.root.etc.acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	argv, err := s.argv(p.Command, fds, etc, mounts, lim, own)
+	argv, err := s.argv(p.Command, fds, etc, mounts, lim, plan != nil, own)
 	if err != nil {
 		return nil, err
 	}
 	status := make(chan int, 1)
 	go func() { status <- readExitCode(statusR) }()
-	var proxy *commandProxy
 	spec := proc.Spec{
 		Argv: argv,
 		// bwrap's own environment is visible to the sandbox's pid 1: keep
@@ -295,39 +303,6 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 		// (argv). It starts in / (the sandbox's folder is root's alone).
 		Env: append([]string{"PATH=/usr/bin:/bin"}, own...), Dir: "/", ExtraFiles: fds.files,
 		Limits: lim, Progress: p.Progress,
-		Gate: func(started int, join func(...int) error) error {
-			// bwrap holds its own copies: with ours closed, its end is
-			// the end of both pipes.
-			infoW.Close()
-			blockR.Close()
-			// Moving bwrap first starts the cgroups' grace period while it
-			// makes the sandbox. A process gone (ESRCH, the end of info)
-			// is bwrap ended early: nothing runs, and its message is the
-			// command's output.
-			if err := join(); err != nil {
-				return ignoreGone(err)
-			}
-			pid, err := childPid(infoR)
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if err := join(pid); err != nil {
-				return ignoreGone(err)
-			}
-			if plan != nil {
-				var err error
-				if proxy, err = plan.serve(pid); err != nil {
-					// The command runs with no way out; its result says why.
-					proxy.events = append(proxy.events, sandbox.EgressEvent{Reason: err.Error()})
-				}
-			}
-			// An error is bwrap gone: the command never runs.
-			blockW.Write([]byte{1})
-			return nil
-		},
 	}
 	if s.uid != 0 {
 		spec.Credential = &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.uid), Groups: []uint32{}}
@@ -335,10 +310,9 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 	}
 	out, err := s.p.controls.Run(ctx, spec)
 	fds.close()
-	// Run has returned: the gate has too.
 	var egress []sandbox.EgressEvent
-	if proxy != nil {
-		egress = proxy.stop()
+	if proxied != nil {
+		egress = (<-proxied).stop()
 	}
 	if err != nil {
 		return nil, err
@@ -354,14 +328,6 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 		res.Limit = proc.LimitOfExit(code)
 	}
 	return res, nil
-}
-
-// ignoreGone is nil for an error saying a process has ended.
-func ignoreGone(err error) error {
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
 }
 
 // descriptors are the files a command's bwrap gets, numbered from 3 in the

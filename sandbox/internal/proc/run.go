@@ -141,19 +141,6 @@ type Spec struct {
 	// it (Limits.Output bounds only what is kept). Its errors are ignored,
 	// and it must not block.
 	Progress io.Writer
-	// Gate, when set, says the program holds its command until Gate
-	// returns (bubblewrap's --block-fd): the program is then started
-	// without the shell that joins the cgroups in front of it, and Run
-	// calls Gate at once, beside the wait, with the started process's pid
-	// and join. join moves the started process and the pids given into
-	// the command's cgroups; Gate must call it with every process the
-	// program made (bubblewrap's sandbox process) before letting the
-	// command go. The first move waits for an RCU grace
-	// period on cgroup v1, which then overlaps the program's own set-up
-	// instead of coming before it. A Gate error kills the command and is
-	// Run's error; Gate returns nil when the program ended before it
-	// could hold anything.
-	Gate func(started int, join func(pids ...int) error) error
 }
 
 // Outcome is how the command ended.
@@ -186,8 +173,7 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		if g, err = c.cg.newGroup(lim.Memory, lim.Processes); err != nil {
 			return nil, err
 		}
-		if spec.Credential != nil && spec.Gate == nil {
-			// The shell in front, already that user, moves itself in.
+		if spec.Credential != nil {
 			if err := g.giveTo(int(spec.Credential.Uid), int(spec.Credential.Gid)); err != nil {
 				g.remove()
 				return nil, err
@@ -196,8 +182,6 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	}
 	argv := spec.Argv
 	if c.prlimit != "" {
-		// The command sets its own limits: lowering them takes no
-		// privilege, setting another user's would (CAP_SYS_RESOURCE).
 		cpu := max(int64((lim.CPU+time.Second-1)/time.Second), 1)
 		pre := []string{c.prlimit, fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1), "--core=0"}
 		if !c.has(ctlMemory) {
@@ -208,7 +192,7 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		}
 		argv = append(append(pre, "--"), argv...)
 	}
-	if g != nil && spec.Gate == nil {
+	if g != nil {
 		files := g.procsFiles()
 		pre := append([]string{c.sh, "-c", joinScript, "sh", strconv.Itoa(len(files))}, files...)
 		argv = append(pre, argv...)
@@ -234,14 +218,6 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 
-	var gated chan error
-	if spec.Gate != nil {
-		gated = make(chan error, 1)
-		pid := cmd.Process.Pid
-		go func() {
-			gated <- spec.Gate(pid, func(pids ...int) error { return g.join(append([]int{pid}, pids...)) })
-		}()
-	}
 	out := &capped{limit: lim.Output, full: make(chan struct{})}
 	copied := make(chan struct{})
 	go func() {
@@ -270,7 +246,7 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 	defer timeout.Stop()
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
-	var runErr error
+	var ctxErr error
 	// Each fires once: after it, the command is being killed.
 	full, cancelled := out.full, ctx.Done()
 wait:
@@ -284,15 +260,9 @@ wait:
 			kill(sandbox.LimitOutput)
 			full = nil
 		case <-cancelled:
-			runErr = ctx.Err()
+			ctxErr = ctx.Err()
 			kill("")
 			cancelled = nil
-		case err := <-gated:
-			if err != nil && runErr == nil {
-				runErr = err
-				kill("")
-			}
-			gated = nil
 		case <-ticker.C:
 			if g != nil {
 				if hit := g.exceeded(lim.CPU); hit != "" {
@@ -302,13 +272,6 @@ wait:
 		}
 	}
 	d := time.Since(start)
-	if gated != nil {
-		// The gate is still waiting for a process that has ended: what it
-		// made goes too (nothing of it is in the cgroups yet), and the
-		// gate sees the end of its stream.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-gated
-	}
 	if g != nil {
 		if limit == "" {
 			limit = g.exceeded(lim.CPU)
@@ -328,29 +291,13 @@ wait:
 		<-copied
 	}
 	r.Close()
-	if runErr != nil {
-		return nil, runErr
+	if ctxErr != nil {
+		return nil, ctxErr
 	}
 	if limit == "" && exitCode(cmd.ProcessState) == 128+int(syscall.SIGXCPU) {
 		limit = sandbox.LimitCPU
 	}
 	return &Outcome{Output: out.buf, Truncated: out.cut, Limit: limit, State: cmd.ProcessState, Duration: d}, nil
-}
-
-// join moves pids into g's cgroups; none without cgroups. Each cgroup gets
-// every pid before the next, so the moves share one grace period.
-func (g *group) join(pids []int) error {
-	if g == nil {
-		return nil
-	}
-	for _, f := range g.procsFiles() {
-		for _, pid := range pids {
-			if err := os.WriteFile(f, []byte(strconv.Itoa(pid)), 0); err != nil {
-				return fmt.Errorf("moving the command into %s: %w", f, err)
-			}
-		}
-	}
-	return nil
 }
 
 func (g *group) removeIfAny() {
