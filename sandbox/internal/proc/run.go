@@ -157,11 +157,11 @@ type Outcome struct {
 // tick is how often a running command's cgroup counters are read.
 const tick = 20 * time.Millisecond
 
-// joinScript moves the shell into the command's cgroups and then becomes
-// the command, so every process it starts is in them from the first
-// instruction. Its arguments: the number of cgroup.procs files, the files,
-// then the command.
-const joinScript = `n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`
+// joinScript moves the shell (single-threaded) into the command's cgroups
+// and then becomes the command, so every process it starts is in them from
+// the first instruction. Its arguments: the number of tasks files
+// (joinFiles), the files, then the command.
+const joinScript = `n=$1; shift; while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`
 
 // Run runs spec and waits for it. Cancelling ctx kills the command; the
 // error is then ctx's.
@@ -193,7 +193,7 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		argv = append(append(pre, "--"), argv...)
 	}
 	if g != nil {
-		files := g.procsFiles()
+		files := g.joinFiles()
 		pre := append([]string{c.sh, "-c", joinScript, "sh", strconv.Itoa(len(files))}, files...)
 		argv = append(pre, argv...)
 	}
