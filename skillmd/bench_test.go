@@ -92,17 +92,13 @@ func BenchmarkLoad1000(b *testing.B) {
 	}
 }
 
-// BenchmarkLoadOne reads one skill's SKILL.md and parses it with its body:
-// what activation does, the peers' "load one skill's instructions".
+// BenchmarkLoadOne reads one skill's SKILL.md and parses it with its body
+// (ParseFile), the peers' "load one skill's instructions".
 func BenchmarkLoadOne(b *testing.B) {
 	path := filepath.Join(corpus(b), "skill-0500", "SKILL.md")
 	b.ReportAllocs()
 	for b.Loop() {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, _, err := skillmd.Parse(data, skillmd.Options{})
+		s, _, err := skillmd.ParseFile(path, skillmd.Options{})
 		if err != nil || s.Body == "" {
 			b.Fatal(err)
 		}

@@ -19,12 +19,12 @@ func TestFastPathRepeatedKeys(t *testing.T) {
 	}
 	for _, n := range []int{2, fieldScanMax - 1, fieldScanMax, fieldScanMax + 1, 3 * fieldScanMax} {
 		lines := keys(n)
-		if fields, ok := fastFrontmatter([]byte(strings.Join(lines, "\n") + "\n")); !ok || len(fields) != n {
+		if fields, ok := fastFrontmatter(strings.Join(lines, "\n") + "\n"); !ok || len(fields) != n {
 			t.Errorf("%d distinct keys: %d fields, %v", n, len(fields), ok)
 		}
 		for _, again := range []int{0, n / 2, n - 1} {
 			fm := strings.Join(append(lines, lines[again]), "\n") + "\n"
-			if _, ok := fastFrontmatter([]byte(fm)); ok {
+			if _, ok := fastFrontmatter(fm); ok {
 				t.Errorf("%d keys, key %d again: the fast path took it", n, again)
 			}
 		}

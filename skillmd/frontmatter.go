@@ -1,7 +1,6 @@
 package skillmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,70 +8,72 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
 
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+const utf8BOM = "\xEF\xBB\xBF"
 
 // split separates the frontmatter from the body. The file must be UTF-8 and
 // start with a "---" line at byte 0 (after an optional byte order mark, which
 // is reported as a warning); the frontmatter ends at the next line that is
 // exactly "---". Trailing spaces and a CR before the newline are tolerated on
-// both delimiter lines, so CRLF files parse the same as LF files.
-func split(data []byte, r *Report) (frontmatter []byte, body string, ok bool) {
-	if !utf8.Valid(data) {
-		r.fail(FieldFile, "SKILL.md is not valid UTF-8 (first invalid byte at offset %d)", invalidUTF8Offset(data))
-		return nil, "", false
+// both delimiter lines, so CRLF files parse the same as LF files. Both parts
+// are substrings of text.
+func split(text string, r *Report) (frontmatter, body string, ok bool) {
+	if !utf8.ValidString(text) {
+		r.fail(FieldFile, "SKILL.md is not valid UTF-8 (first invalid byte at offset %d)", invalidUTF8Offset(text))
+		return "", "", false
 	}
-	if bytes.HasPrefix(data, utf8BOM) {
+	if strings.HasPrefix(text, utf8BOM) {
 		r.warn(FieldFile, "SKILL.md starts with a UTF-8 byte order mark; it was ignored, but some tools will not accept it")
-		data = data[len(utf8BOM):]
+		text = text[len(utf8BOM):]
 	}
-	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	first, rest, _ := strings.Cut(text, "\n")
 	if !isDelimiter(first) {
 		r.fail(FieldFrontmatter, "SKILL.md must start with YAML frontmatter (---) on its first line")
-		return nil, "", false
+		return "", "", false
 	}
-	start := len(data) - len(rest)
-	for off := start; off < len(data); {
+	start := len(text) - len(rest)
+	for off := start; off < len(text); {
 		if off-start > MaxFrontmatterSize {
 			break
 		}
-		line, _, found := bytes.Cut(data[off:], []byte("\n"))
+		line, _, found := strings.Cut(text[off:], "\n")
 		if isDelimiter(line) {
 			next := off + len(line)
 			if found {
 				next++
 			}
-			return data[start:off], string(data[next:]), true
+			return text[start:off], text[next:], true
 		}
 		if !found {
 			break
 		}
 		off += len(line) + 1
 	}
-	if len(data)-start > MaxFrontmatterSize {
+	if len(text)-start > MaxFrontmatterSize {
 		r.fail(FieldFrontmatter, "SKILL.md frontmatter exceeds %d bytes", MaxFrontmatterSize)
-		return nil, "", false
+		return "", "", false
 	}
 	r.fail(FieldFrontmatter, "SKILL.md frontmatter not properly closed with ---")
-	return nil, "", false
+	return "", "", false
 }
 
-func isDelimiter(line []byte) bool {
-	return string(bytes.TrimRight(line, " \t\r")) == "---"
+func isDelimiter(line string) bool {
+	return strings.TrimRight(line, " \t\r") == "---"
 }
 
-func invalidUTF8Offset(b []byte) int {
-	for i := 0; i < len(b); {
-		c, size := utf8.DecodeRune(b[i:])
+func invalidUTF8Offset(s string) int {
+	for i := 0; i < len(s); {
+		c, size := utf8.DecodeRuneInString(s[i:])
 		if c == utf8.RuneError && size <= 1 {
 			return i
 		}
 		i += size
 	}
-	return len(b)
+	return len(s)
 }
 
 // field is one top-level frontmatter entry, in file order.
@@ -86,9 +87,9 @@ type field struct {
 // refuses anything that is not a single mapping with scalar keys, and any
 // anchor or alias: skill frontmatter never needs them, and refusing them
 // removes alias-expansion bombs without having to bound them.
-func decodeFrontmatter(fm []byte, r *Report) ([]field, bool) {
-	if bytes.IndexByte(fm, '\r') >= 0 {
-		fm = bytes.ReplaceAll(fm, []byte("\r\n"), []byte("\n"))
+func decodeFrontmatter(fm string, r *Report) ([]field, bool) {
+	if strings.IndexByte(fm, '\r') >= 0 {
+		fm = strings.ReplaceAll(fm, "\r\n", "\n")
 	}
 	if fields, ok := fastFrontmatter(fm); ok {
 		return fields, true
@@ -97,8 +98,9 @@ func decodeFrontmatter(fm []byte, r *Report) ([]field, bool) {
 }
 
 // parseFrontmatter is decodeFrontmatter through the YAML parser.
-func parseFrontmatter(fm []byte, r *Report) ([]field, bool) {
-	file, err := parser.ParseBytes(fm, 0)
+func parseFrontmatter(fm string, r *Report) ([]field, bool) {
+	// parser.ParseBytes would copy fm into a string to tokenize it.
+	file, err := parser.Parse(lexer.Tokenize(fm), 0)
 	if err != nil {
 		r.fail(FieldFrontmatter, "Invalid YAML in frontmatter: %s", yamlErrorText(err))
 		return nil, false

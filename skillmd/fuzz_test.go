@@ -61,3 +61,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseFile checks that ParseFile of a file holding the input gives
+// what Parse gives of the input, with the file's folder name to match:
+// the same skill, warnings and problems, the error naming the file. Its
+// seed corpus (testdata/fuzz/FuzzParseFile: files around the sizes
+// ParseFile reads in) runs with every `go test`.
+func FuzzParseFile(f *testing.F) {
+	f.Add([]byte("---\nname: skill\ndescription: A test skill\n---\nBody\n"), false)
+	f.Add([]byte("\uFEFF---\r\nname: skill\r\ndescription: d\r\nx: 1\r\n---\r\n"), true)
+	f.Add([]byte("---\nname: other\ndescription: d\n---\n"), false)
+	matches, _ := filepath.Glob("../examples/skills/*/SKILL.md")
+	for _, m := range matches {
+		if data, err := os.ReadFile(m); err == nil {
+			f.Add(data, true)
+		}
+	}
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte, lenient bool) {
+		p := putSkill(t, root, "skill", data)
+		sameAsParse(t, p, "skill", data, skillmd.Options{Lenient: lenient})
+	})
+}

@@ -28,11 +28,11 @@ import (
 // could not be read, or (for a value that is not valid UTF-8) not written.
 func WithIdentity(data []byte, name, description string) ([]byte, error) {
 	r := &Report{}
-	fm, _, ok := split(data, r)
+	fmText, _, ok := split(string(data), r)
 	if !ok {
 		return nil, r.Err()
 	}
-	fields, ok := decodeFrontmatter(fm, r)
+	fields, ok := decodeFrontmatter(fmText, r)
 	if !ok {
 		return nil, r.Err()
 	}
@@ -40,10 +40,11 @@ func WithIdentity(data []byte, name, description string) ([]byte, error) {
 	if len(want) == 0 {
 		return data, nil
 	}
+	fm := []byte(fmText)
 	// fm is data[start:start+len(fm)]: split skips a byte order mark and the
 	// opening line.
 	start := 0
-	if bytes.HasPrefix(data, utf8BOM) {
+	if bytes.HasPrefix(data, []byte(utf8BOM)) {
 		start = len(utf8BOM)
 	}
 	first, _, _ := bytes.Cut(data[start:], []byte("\n"))
@@ -168,7 +169,7 @@ func entry(key, value, eol string) []byte {
 
 func scalar(v string) string {
 	if v != "" && !strings.ContainsAny(v, "\r\n") {
-		if fs, ok := fastFrontmatter([]byte("k: " + v + "\n")); ok && len(fs) == 1 {
+		if fs, ok := fastFrontmatter("k: " + v + "\n"); ok && len(fs) == 1 {
 			// The fast path gives a string node only for what YAML reads
 			// as a string, never for a number or a boolean.
 			if s, ok := stringValue(fs[0].value); ok && s == v {
@@ -218,7 +219,7 @@ func rewrite(fields []field, want map[string]string, eol string) ([]byte, error)
 // carries decodes fm and reports whether it holds exactly the wanted values
 // and every other entry of the original, in value, unchanged.
 func carries(fm []byte, orig []field, want map[string]string) bool {
-	fields, ok := decodeFrontmatter(fm, &Report{})
+	fields, ok := decodeFrontmatter(string(fm), &Report{})
 	if !ok {
 		return false
 	}

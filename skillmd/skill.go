@@ -158,10 +158,15 @@ func (r *Report) Err() error {
 }
 
 // Check parses and validates the content of a SKILL.md file and reports every
-// problem it finds.
+// problem it finds. The skill's strings share one copy of data.
 func Check(data []byte, opts Options) *Report {
+	return check(string(data), opts)
+}
+
+// check is Check of text, whose substrings the skill's strings are.
+func check(text string, opts Options) *Report {
 	r := &Report{}
-	fm, body, ok := split(data, r)
+	fm, body, ok := split(text, r)
 	if !ok {
 		return r
 	}

@@ -175,14 +175,12 @@ func BenchmarkLoadOne(b *testing.B) {
 		}
 	})
 
+	// skilld: ParseFile reads the file and parses and validates it,
+	// requiring the name to match the folder, as adk does.
 	b.Run("skilld", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				b.Fatal(err)
-			}
-			s, _, err := skillmd.Parse(data, skillmd.Options{})
+			s, _, err := skillmd.ParseFile(file, skillmd.Options{})
 			if err != nil || s.Body == "" {
 				b.Fatal(err)
 			}
