@@ -1,6 +1,8 @@
 // Package skillmd parses and validates SKILL.md files as the open Agent Skills
 // specification defines them: YAML frontmatter between two "---" lines, then a
-// Markdown body. It is pure: it reads bytes handed to it and does no I/O.
+// Markdown body. Check and Parse are pure: they read bytes handed to them
+// and do no I/O; CheckDir, Find and Discover read an fs.FS, and Load and
+// ParseFile read skill files from the operating system's disk.
 //
 // Validation follows the reference validator (skills-ref) rule for rule, with
 // the same searchable words in its messages, and adds what a server needs on
