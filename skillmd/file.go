@@ -24,8 +24,8 @@ const MaxFileSize = 10 << 20
 // problem).
 //
 // The file is read with as few system calls as the system allows (on
-// Unix: open, read to the end, close; no stat, and not through the
-// runtime's poller, which a regular file refuses after three calls), and
+// Unix: open, read to the end, close; no stat, and no offer to the
+// runtime's poller, which os.Open makes and a regular file refuses), and
 // its text is copied once: the skill's strings share that copy.
 func ParseFile(path string, opts Options) (*Skill, []skilld.Detail, error) {
 	text, err := readText(path)

@@ -16,11 +16,11 @@ const smallFile = 8 << 10
 
 // readText reads the file at path to its end: open, read until a read
 // returns nothing, close. os.ReadFile makes six more system calls (a stat,
-// and four to offer the file to the runtime's poller, which refuses a
-// regular file), each a large part of reading a small file. O_NONBLOCK
-// keeps a FIFO from blocking the open; what is not a regular file either
-// fails to read (a folder) or is no skill file (a FIFO reads empty) or
-// runs into MaxFileSize (a device).
+// and five to offer the file to the runtime's poller, which refuses a
+// regular file, and to undo the offer), each a large part of reading a
+// small file. O_NONBLOCK keeps a FIFO from blocking the open; what is not
+// a regular file either fails to read (a folder), or is no skill file (a
+// FIFO reads empty), or runs into MaxFileSize (a device).
 func readText(path string) (string, error) {
 	fd, err := retry(func() (int, error) {
 		return unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
