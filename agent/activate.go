@@ -158,7 +158,7 @@ func (a *activation) allowedEntries(pkg *pack.Package) []string {
 	if pkg == nil {
 		return nil
 	}
-	s, _, err := skillmd.Parse([]byte(skillText(pkg)), skillmd.Options{Lenient: true})
+	s, _, err := skillmd.Parse(skillData(pkg), skillmd.Options{Lenient: true})
 	if err != nil || s == nil {
 		return nil
 	}
@@ -249,13 +249,16 @@ func (r *run) renderGoContent(a *activation) {
 
 // skillText returns the package's SKILL.md (empty for a package without
 // one: its instructions are its files).
-func skillText(p *pack.Package) string {
+func skillText(p *pack.Package) string { return string(skillData(p)) }
+
+// skillData is the package's SKILL.md, not copied.
+func skillData(p *pack.Package) []byte {
 	for _, f := range p.Files() {
 		if pack.IsSkillMD(f.Path) {
-			return string(f.Data)
+			return f.Data
 		}
 	}
-	return ""
+	return nil
 }
 
 // environment readies what a placed package's scripts import, when the
