@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/pack"
@@ -56,15 +57,27 @@ func isScript(f pack.File) bool {
 	return scriptExt[ext(f.Path)] || f.Exec || bytes.HasPrefix(f.Data, []byte("#!"))
 }
 
-var (
-	// networkCall is what makes a script a network client: a tool or
-	// library that fetches (a URL in a script that never fetches is
+// networkPatterns are compiled on first use, as the rules are: every
+// command would otherwise compile them at start.
+var networkPatterns = sync.OnceValue(func() *netPatterns {
+	return &netPatterns{
+		call:    regexp.MustCompile(`(?i)\b(curl|wget|requests\.(get|post|put|patch|delete|head|request|session)|urllib|urlopen|http\.client|https?connection|httpx|aiohttp|fetch\s*\(|axios|net/http|http\.(get|post|newrequest)|invoke-webrequest|invoke-restmethod|iwr|irm|webclient|socket\.create_connection|open-uri|net::http|lwp::|file_get_contents\s*\(\s*['"]https?:)\b`),
+		hosts:   []*regexp.Regexp{regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://([a-z0-9._~%-]+|\[[0-9a-f:]+\])(?::(\d{1,5}))?`), regexp.MustCompile(`(?i)https?connection\s*\(\s*['"]([a-z0-9.-]+)(?::(\d{1,5}))?['"]`)},
+		comment: regexp.MustCompile(`^\s*(#|//|/?\*|--|<#|')`),
+	}
+})
+
+// netPatterns are the patterns of the network checks.
+type netPatterns struct {
+	// call is what makes a script a network client: a tool or library
+	// that fetches (a URL in a script that never fetches is
 	// documentation, a namespace or an identifier).
-	networkCall = regexp.MustCompile(`(?i)\b(curl|wget|requests\.(get|post|put|patch|delete|head|request|session)|urllib|urlopen|http\.client|https?connection|httpx|aiohttp|fetch\s*\(|axios|net/http|http\.(get|post|newrequest)|invoke-webrequest|invoke-restmethod|iwr|irm|webclient|socket\.create_connection|open-uri|net::http|lwp::|file_get_contents\s*\(\s*['"]https?:)\b`)
-	urlHost     = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://([a-z0-9._~%-]+|\[[0-9a-f:]+\])(?::(\d{1,5}))?`)
-	connHost    = regexp.MustCompile(`(?i)https?connection\s*\(\s*['"]([a-z0-9.-]+)(?::(\d{1,5}))?['"]`)
-	commentLine = regexp.MustCompile(`^\s*(#|//|/?\*|--|<#|')`)
-)
+	call *regexp.Regexp
+	// hosts find a host and port: in a URL, or given to an HTTP
+	// connection class.
+	hosts   []*regexp.Regexp
+	comment *regexp.Regexp
+}
 
 // ignoredHosts never count as network access: loopback and the names
 // reserved for examples (RFC 2606, RFC 6761), and XML namespace owners,
@@ -94,10 +107,14 @@ func ignoredHost(h string) bool {
 // is none.
 func networkCheck(declared bool) check {
 	return func(u *unit, f pack.File, text bool) []skilld.Finding {
-		// networkCall over the whole file is the slow part: asked last,
+		// The client pattern over the whole file is the slow part: asked last,
 		// of the few scripts that name a URL at all.
 		if !text || !isScript(f) || declared != u.decl.present ||
-			!bytes.Contains(f.Data, []byte("://")) && !bytes.Contains(bytes.ToLower(f.Data), []byte("connection(")) || !networkCall.Match(f.Data) {
+			!bytes.Contains(f.Data, []byte("://")) && !bytes.Contains(bytes.ToLower(f.Data), []byte("connection(")) {
+			return nil
+		}
+		pat := networkPatterns()
+		if !pat.call.Match(f.Data) {
 			return nil
 		}
 		seen := map[string]bool{}
@@ -106,10 +123,10 @@ func networkCheck(declared bool) check {
 			if len(line) > maxLineScan {
 				line = line[:maxLineScan]
 			}
-			if commentLine.Match(line) {
+			if pat.comment.Match(line) {
 				continue
 			}
-			for _, re := range []*regexp.Regexp{urlHost, connHost} {
+			for _, re := range pat.hosts {
 				for _, m := range re.FindAllSubmatchIndex(line, -1) {
 					host := strings.TrimSuffix(strings.ToLower(string(line[m[2]:m[3]])), ".")
 					port := ""

@@ -49,7 +49,7 @@ func (s *Scanner) WriteSARIF(w io.Writer, toolVersion string, findings []skilld.
 			DefaultConfiguration: sarif.RuleConfig{Level: sarifLevel(sev)},
 			Properties:           &sarif.RuleProperties{Tags: []string{"security"}, SecuritySeverity: securitySeverity(sev)}})
 	}
-	for _, r := range s.rules {
+	for _, r := range s.ready().rules {
 		add(r.ID, r.Summary, r.Severity)
 	}
 	results := make([]sarif.Result, 0, len(findings))

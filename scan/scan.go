@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/skilld/skilld"
@@ -22,6 +23,11 @@ import (
 
 // Scanner scans packages with one version of the rules.
 type Scanner struct {
+	// src, when set, is a rules file known to be good (the embedded
+	// one), parsed on the scanner's first use rather than when it is
+	// made: the server makes its scanner at start and may never scan.
+	src     []byte
+	parse   sync.Once
 	version int
 	rules   []Rule
 }
@@ -35,22 +41,33 @@ func New(rulesFile []byte) (*Scanner, error) {
 	return &Scanner{version: v, rules: rules}, nil
 }
 
-// Default returns the scanner over the rules skilld ships. Its rules
-// file is embedded and tested, so a failure is a build mistake.
-func Default() *Scanner {
-	s, err := New(defaultRules)
-	if err != nil {
-		panic(err)
-	}
+// Default returns the scanner over the rules skilld ships, parsed on its
+// first use. The rules file is embedded and tested (TestDefaultRules), so
+// a failure to parse it is a build mistake, and panics.
+func Default() *Scanner { return &Scanner{src: defaultRules} }
+
+// ready parses the rules of a Default scanner once; a scanner from New
+// has them already.
+func (s *Scanner) ready() *Scanner {
+	s.parse.Do(func() {
+		if s.src == nil {
+			return
+		}
+		v, rules, err := ParseRules(s.src)
+		if err != nil {
+			panic(err)
+		}
+		s.version, s.rules = v, rules
+	})
 	return s
 }
 
 // Version is the version of the scanner's rules: a scan stored under
 // another version is stale.
-func (s *Scanner) Version() int { return s.version }
+func (s *Scanner) Version() int { return s.ready().version }
 
 // Rules lists the scanner's rules in the order of its rules file.
-func (s *Scanner) Rules() []Rule { return slices.Clone(s.rules) }
+func (s *Scanner) Rules() []Rule { return slices.Clone(s.ready().rules) }
 
 // maxLineScan bounds the bytes of one line the pattern rules read: a
 // minified script's single line would otherwise be matched whole by every
@@ -62,6 +79,7 @@ const maxLineScan = 16 << 10
 // line and rule. Findings are data about the package; the error is only
 // ctx's.
 func (s *Scanner) Scan(ctx context.Context, pkg *pack.Package) ([]skilld.Finding, error) {
+	s.ready()
 	files := pkg.Files()
 	u := &unit{files: files, decl: readDeclaration(pkg)}
 	var out []skilld.Finding

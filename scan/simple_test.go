@@ -10,7 +10,7 @@ import (
 // benchmarks: every pattern of every rule tried on every line, no
 // keywords first.
 func simplest(t testing.TB) *Scanner {
-	s := Default()
+	s := Default().ready()
 	for i := range s.rules {
 		if s.rules[i].check == nil {
 			s.rules[i].keywords = [][]byte{{}}
@@ -25,7 +25,7 @@ func simplest(t testing.TB) *Scanner {
 func TestKeywordsChangeNothing(t *testing.T) {
 	fast, slow := Default(), simplest(t)
 	for _, kind := range []string{"fire", "miss"} {
-		for _, r := range fast.rules {
+		for _, r := range fast.ready().rules {
 			pkg, err := pack.ReadDir(t.Context(), "testdata/"+kind+"/"+r.ID, pack.Limits{})
 			if err != nil {
 				t.Fatal(err)
