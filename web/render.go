@@ -55,7 +55,13 @@ type errorData struct {
 // render executes a page into a buffer first, so a template failure
 // becomes a clean 500 instead of half a page.
 func (ui *UI) render(w http.ResponseWriter, r *http.Request, s *session, status int, page, title string, data any) {
-	t := ui.pages[page]
+	pages, err := ui.pages()
+	if err != nil {
+		ui.opts.Logger.Error("web: parsing the templates", "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	t := pages[page]
 	v := view{Title: title, Section: section(page), Data: data}
 	if s != nil {
 		v.Self, v.CSRF = s.self, s.csrf

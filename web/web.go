@@ -68,13 +68,15 @@ type Options struct {
 	BodyIdleTimeout time.Duration
 }
 
-// UI holds everything parsed once at start: the page templates, the
-// Markdown renderer and the highlighter. It has no mutable state, so one
-// value serves every request.
+// UI holds everything parsed once: the page templates, the Markdown
+// renderer and the highlighter. It has no mutable state beyond what is
+// parsed on first use, so one value serves every request.
 type UI struct {
-	svc   *service.Service
-	opts  Options
-	pages map[string]*template.Template
+	svc  *service.Service
+	opts Options
+	// pages are the page templates by name, parsed on the first page
+	// served, not when the server starts.
+	pages func() (map[string]*template.Template, error)
 	md    goldmark.Markdown
 	// highlighter is built on the first page or style sheet that needs
 	// it, not when the server starts.
@@ -84,9 +86,11 @@ type UI struct {
 	inFlight *semaphore.Weighted
 }
 
-// New returns the UI's handler, to be mounted at Prefix. It panics if the
-// embedded templates do not parse, which is a build mistake, not a
-// runtime condition.
+// New returns the UI's handler, to be mounted at Prefix. The embedded
+// templates are parsed on the first page it serves; that they parse is a
+// build matter, which TestTemplatesParse checks: were they broken, every
+// page would answer 500 and log why. It panics if the embedded static
+// folder is missing, which is a build mistake too.
 func New(svc *service.Service, opts Options) http.Handler {
 	ui, err := newUI(svc, opts)
 	if err != nil {
@@ -105,24 +109,8 @@ func newUI(svc *service.Service, opts Options) (*UI, error) {
 	if opts.MaxBodyBytesInFlight <= 0 {
 		opts.MaxBodyBytesInFlight = httpapi.DefaultMaxBodyBytesInFlight
 	}
-	ui := &UI{svc: svc, opts: opts, pages: map[string]*template.Template{}, md: newMarkdown(),
-		inFlight: semaphore.NewWeighted(max(opts.MaxBodyBytesInFlight, uploadForm))}
-	names, err := fs.Glob(templateFS, "templates/*.html")
-	if err != nil {
-		return nil, err
-	}
-	fm := funcs()
-	for _, name := range names {
-		base := strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")
-		if base == "layout" {
-			continue
-		}
-		t, err := template.New(base).Funcs(fm).ParseFS(templateFS, "templates/layout.html", name)
-		if err != nil {
-			return nil, err
-		}
-		ui.pages[base] = t
-	}
+	ui := &UI{svc: svc, opts: opts, md: newMarkdown(), inFlight: semaphore.NewWeighted(max(opts.MaxBodyBytesInFlight, uploadForm))}
+	ui.pages = sync.OnceValues(func() (map[string]*template.Template, error) { return parsePages(templateFS) })
 	ui.highlighter = sync.OnceValues(newHighlighter)
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
@@ -130,6 +118,29 @@ func newUI(svc *service.Service, opts Options) (*UI, error) {
 	}
 	ui.static = http.StripPrefix(Prefix+"static/", http.FileServerFS(sub))
 	return ui, nil
+}
+
+// parsePages parses each page of fsys's templates folder with the layout
+// they share, by name ("skills" for templates/skills.html).
+func parsePages(fsys fs.FS) (map[string]*template.Template, error) {
+	names, err := fs.Glob(fsys, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	fm := funcs()
+	for _, name := range names {
+		base := strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")
+		if base == "layout" {
+			continue
+		}
+		t, err := template.New(base).Funcs(fm).ParseFS(fsys, "templates/layout.html", name)
+		if err != nil {
+			return nil, err
+		}
+		pages[base] = t
+	}
+	return pages, nil
 }
 
 // routes is the UI's route table. Every page is behind headers, which
