@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skilld/skilld"
@@ -37,7 +38,10 @@ func allowed(a service.Actor, rt Route) error {
 // the rights can make the server read (or hold) 64 MiB, and the bodies in
 // memory at once stay within MaxBodyBytesInFlight.
 func (s *Server) operation(rt Route) http.Handler {
-	dec := newDecoder(rt, rt.Op.Params)
+	// The decoder is built on the route's first request, not when the
+	// server starts; TestDecoders builds every route's, so a route whose
+	// params cannot be decoded still fails the tests.
+	dec := sync.OnceValue(func() *decoder { return newDecoder(rt, rt.Op.Params) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		actor, err := s.actor(r, rt)
 		if err == nil {
@@ -56,7 +60,7 @@ func (s *Server) operation(rt Route) http.Handler {
 			defer release()
 			r.Body = &stallGuard{ReadCloser: r.Body, rc: http.NewResponseController(w), header: w.Header(), idle: s.bodyIdle()}
 		}
-		params, err := dec.decode(w, r)
+		params, err := dec().decode(w, r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
