@@ -10,7 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/skilld/skilld/internal/initgc"
 )
+
+// The initialisers of the packages skilld imports run with the collector
+// off (initgc); main's own init runs after all of them and turns it on.
+func init() { initgc.Restore() }
 
 // Exit codes shared by every subcommand.
 const (
