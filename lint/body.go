@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/skilld/skilld/agent"
 	"github.com/skilld/skilld/internal/units"
@@ -30,12 +31,13 @@ func checkBodyLong(s *skill) []Finding {
 
 func roundUp(n, unit int) int { return (n + unit - 1) / unit * unit }
 
-var claudeArguments = regexp.MustCompile(`\$ARGUMENTS\b`)
+// claudeArguments is compiled on first use, not at start.
+var claudeArguments = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$ARGUMENTS\b`) })
 
 func checkClaudeArguments(s *skill) []Finding {
 	var out []Finding
 	s.bodyLines(func(n int, line string) {
-		if claudeArguments.MatchString(line) {
+		if claudeArguments().MatchString(line) {
 			out = append(out, Finding{File: s.file, Line: n, Message: "$ARGUMENTS is replaced by the command's arguments in Claude Code only; other agents see it as written, so say in words what the arguments are"})
 		}
 	})

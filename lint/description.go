@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -92,25 +93,28 @@ func quoteWords(words []string) string {
 	return `"` + strings.Join(words, `", "`) + `"`
 }
 
-// triggerPhrases are the ways a description says when to use the skill.
-var triggerPhrases = regexp.MustCompile(`(?i)\b(when|whenever)\b` +
-	`|\bif (the )?(user|you|someone|asked)\b` +
-	`|\buse (it |this |this skill )?(to|for)\b` +
-	`|\bfor (tasks|requests|questions|work|jobs) (that|about|involving|with|on|like)\b` +
-	`|\btrigger(s|ed)?\b`)
+// triggerPhrases are the ways a description says when to use the skill
+// (compiled on first use, as is placeholderWords).
+var triggerPhrases = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(when|whenever)\b` +
+		`|\bif (the )?(user|you|someone|asked)\b` +
+		`|\buse (it |this |this skill )?(to|for)\b` +
+		`|\bfor (tasks|requests|questions|work|jobs) (that|about|involving|with|on|like)\b` +
+		`|\btrigger(s|ed)?\b`)
+})
 
 func checkDescNoTrigger(s *skill) []Finding {
 	d := s.description()
-	if d == "" || triggerPhrases.MatchString(d) {
+	if d == "" || triggerPhrases().MatchString(d) {
 		return nil
 	}
 	return s.descFinding(`description does not say when to use the skill; add a sentence such as "Use when the user asks to …"`)
 }
 
-var placeholderWords = regexp.MustCompile(`(?i)\b(TODO|TBD|FIXME|placeholder|lorem ipsum)\b`)
+var placeholderWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(TODO|TBD|FIXME|placeholder|lorem ipsum)\b`) })
 
 func checkDescPlaceholder(s *skill) []Finding {
-	if m := placeholderWords.FindString(s.description()); m != "" {
+	if m := placeholderWords().FindString(s.description()); m != "" {
 		return s.descFinding("description is a placeholder (%q): replace it with what the skill does and when to use it", m)
 	}
 	return nil

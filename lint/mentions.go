@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -66,15 +67,22 @@ func (l *lineIndex) line(offset int) int {
 	return sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > offset })
 }
 
+// The patterns are compiled on first use, as are the rest of the
+// package's: every command of the binary would otherwise compile them at
+// start.
 var (
 	// markdownLink captures the target of a Markdown link or image.
-	markdownLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)`)
+	markdownLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\(\s*<?([^)\s>]+)`) })
 	// pythonImport captures the modules of "from M import …" and
 	// "import M, N".
-	pythonImport = regexp.MustCompile(`(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))`)
+	pythonImport = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))`)
+	})
 	// jsImport captures the relative specifiers of require, import and
 	// export … from.
-	jsImport = regexp.MustCompile(`(?:require\(\s*|\bfrom\s+|\bimport\s*\(?\s*)['"](\.{1,2}/[^'"]+)['"]`)
+	jsImport = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:require\(\s*|\bfrom\s+|\bimport\s*\(?\s*)['"](\.{1,2}/[^'"]+)['"]`)
+	})
 )
 
 // pathRune reports whether r may be part of a path name (not a separator).
@@ -236,7 +244,7 @@ func mentionsIn(from, text string, fs *fileSet) mentions {
 		return false
 	}
 
-	for _, l := range markdownLink.FindAllStringSubmatchIndex(text, -1) {
+	for _, l := range markdownLink().FindAllStringSubmatchIndex(text, -1) {
 		target := text[l[2]:l[3]]
 		if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") || strings.HasPrefix(target, "#") {
 			continue
@@ -256,7 +264,7 @@ func mentionsIn(from, text string, fs *fileSet) mentions {
 		}
 		m.broken = append(m.broken, mention{path: target, line: lines.line(l[0]), written: target})
 	}
-	for _, l := range pythonImport.FindAllStringSubmatchIndex(text, -1) {
+	for _, l := range pythonImport().FindAllStringSubmatchIndex(text, -1) {
 		var mods []string
 		if l[2] >= 0 {
 			mods = []string{strings.TrimLeft(text[l[2]:l[3]], ".")}
@@ -275,7 +283,7 @@ func mentionsIn(from, text string, fs *fileSet) mentions {
 			}
 		}
 	}
-	for _, l := range jsImport.FindAllStringSubmatchIndex(text, -1) {
+	for _, l := range jsImport().FindAllStringSubmatchIndex(text, -1) {
 		spec := text[l[2]:l[3]]
 		for _, ext := range []string{"", ".js", ".mjs", ".cjs", ".ts", "/index.js"} {
 			if p := path.Join(fromDir, spec+ext); fs.files[p] {
