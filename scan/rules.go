@@ -59,6 +59,18 @@ type rulesFile struct {
 // large program, which every command would otherwise build at start.
 var ruleID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`) })
 
+// rulesVersion reads the version of a rules file alone, without the
+// rules: a quarter of the work of ParseRules.
+func rulesVersion(data []byte) (int, error) {
+	var f struct {
+		Version int `yaml:"version"`
+	}
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&f); err != nil {
+		return 0, rulesErr("%v", err)
+	}
+	return f.Version, nil
+}
+
 // ParseRules reads a rules file: a version (1 or more) and rules, each
 // with an ID, a severity, a summary and a message, and either a built-in
 // check or line patterns. Every mistake is an EINVALID error wrapping

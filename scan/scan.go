@@ -26,10 +26,13 @@ type Scanner struct {
 	// src, when set, is a rules file known to be good (the embedded
 	// one), parsed on the scanner's first use rather than when it is
 	// made: the server makes its scanner at start and may never scan.
-	src     []byte
-	parse   sync.Once
-	version int
-	rules   []Rule
+	// srcVersion reads its version alone, which is all the server's
+	// look for stale scans at start needs.
+	src        []byte
+	srcVersion func() int
+	parse      sync.Once
+	version    int
+	rules      []Rule
 }
 
 // New returns a scanner over a rules file (ParseRules).
@@ -44,7 +47,15 @@ func New(rulesFile []byte) (*Scanner, error) {
 // Default returns the scanner over the rules skilld ships, parsed on its
 // first use. The rules file is embedded and tested (TestDefaultRules), so
 // a failure to parse it is a build mistake, and panics.
-func Default() *Scanner { return &Scanner{src: defaultRules} }
+func Default() *Scanner {
+	return &Scanner{src: defaultRules, srcVersion: sync.OnceValue(func() int {
+		v, err := rulesVersion(defaultRules)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})}
+}
 
 // ready parses the rules of a Default scanner once; a scanner from New
 // has them already.
@@ -53,18 +64,23 @@ func (s *Scanner) ready() *Scanner {
 		if s.src == nil {
 			return
 		}
-		v, rules, err := ParseRules(s.src)
+		_, rules, err := ParseRules(s.src)
 		if err != nil {
 			panic(err)
 		}
-		s.version, s.rules = v, rules
+		s.rules = rules
 	})
 	return s
 }
 
 // Version is the version of the scanner's rules: a scan stored under
 // another version is stale.
-func (s *Scanner) Version() int { return s.ready().version }
+func (s *Scanner) Version() int {
+	if s.srcVersion != nil {
+		return s.srcVersion()
+	}
+	return s.version
+}
 
 // Rules lists the scanner's rules in the order of its rules file.
 func (s *Scanner) Rules() []Rule { return slices.Clone(s.ready().rules) }
