@@ -179,9 +179,6 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	obs.watchQueue(watcher)
-	defer sweepTasks(ctx, svc, logger, obs.metrics)()
-	defer sweepUsage(ctx, svc, logger)()
-	defer rescanPackages(ctx, svc, logger)()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
@@ -218,6 +215,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	// The sweeps and the look for stale scans are background work: they
+	// start once the server is serving, not in the way of its start.
+	defer sweepTasks(ctx, svc, logger, obs.metrics)()
+	defer sweepUsage(ctx, svc, logger)()
+	defer rescanPackages(ctx, svc, logger)()
 	select {
 	case err := <-errc:
 		fmt.Fprintf(e.stderr, "skilld serve: %v\n", err)
