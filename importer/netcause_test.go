@@ -2,11 +2,13 @@ package importer_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,12 +21,8 @@ import (
 // Each case is a real failure of a real connection.
 func TestUnreachableNamesTheCause(t *testing.T) {
 	t.Parallel()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refusedURL := "http://" + closed.Addr().String()
-	closed.Close()
+	refusedAddr := boundNotListening(t)
+	refusedURL := "http://" + refusedAddr
 
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -58,7 +56,7 @@ func TestUnreachableNamesTheCause(t *testing.T) {
 		want      string
 	}{
 		{"dns", "http://skilld-test.invalid", nil, "(DNS: "},
-		{"refused", refusedURL, nil, "(connection refused by " + closed.Addr().String() + ")"},
+		{"refused", refusedURL, nil, "(connection refused by " + refusedAddr + ")"},
 		{"timeout", "http://" + silent.Addr().String(), &http.Client{Timeout: 100 * time.Millisecond}, "(timed out)"},
 		{"unknown authority", untrusted.URL, nil, "(TLS: the server's certificate is signed by an unknown authority)"},
 		{"not tls", "https://" + plain.Listener.Addr().String(), nil, "(TLS: the server answered in plain HTTP, not TLS)"},
@@ -71,4 +69,25 @@ func TestUnreachableNamesTheCause(t *testing.T) {
 			wantErr(t, err, skilld.EUNAVAILABLE, nil, "GitHub could not be reached "+c.want, "o/r")
 		})
 	}
+}
+
+// boundNotListening is a loopback address whose port is held by a socket
+// that never listens: a connection to it is refused, and no other
+// listener (a test running beside this one) can take the port, as it
+// could after a listener is closed.
+func boundNotListening(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }

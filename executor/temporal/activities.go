@@ -29,6 +29,9 @@ type Activities struct {
 
 	sessions sessions
 	state    atomic.Int32 // running, draining or stopped
+	// runs are the runs this worker started that have not returned: a
+	// dropped session's run still winds down (its sandbox removed).
+	runs runGroup
 }
 
 // Activities' states.
@@ -175,7 +178,7 @@ func (a *Activities) open(ctx context.Context, t *skilld.Task) (*session, bool, 
 	runCtx, cancel := context.WithCancelCause(context.Background())
 	s := &session{taskID: t.ID, cancel: cancel, suspended: runCtx.Done(), parks: make(chan park, 1), proceed: make(chan struct{}), used: time.Now()}
 	s.busy.Store(true)
-	go func() {
+	a.runs.run(func() {
 		a.Runner.Resume(runCtx, t, executor.RunOptions{Gate: s.gate, Approver: s})
 		if agent.Suspended(runCtx) {
 			return // not an end: the task goes on elsewhere, or later
@@ -184,7 +187,7 @@ func (a *Activities) open(ctx context.Context, t *skilld.Task) (*session, bool, 
 		case s.parks <- park{done: true}:
 		case <-runCtx.Done():
 		}
-	}()
+	})
 	p, err := a.wait(ctx, s)
 	if err != nil {
 		s.cancel(agent.ErrSuspended)
@@ -294,7 +297,17 @@ func (a *Activities) Drain() { a.state.CompareAndSwap(running, draining) }
 
 // Stop suspends every run on this worker, as a worker stopping must: its
 // steps go to other workers, which resume the runs from their logs.
+//
+// It waits, at most stopWait, for the suspended runs to return, so that
+// none is left removing its sandbox (or writing) after the worker is gone.
 func (a *Activities) Stop() {
 	a.state.Store(stopped)
 	a.sessions.dropAll()
+	if !a.runs.wait(stopWait) {
+		a.logger().Warn("stopping: runs still ending", "waited", stopWait)
+	}
 }
+
+// stopWait bounds how long Stop waits for suspended runs: a run stops at
+// its next step or when its command is killed, well within it.
+const stopWait = 30 * time.Second

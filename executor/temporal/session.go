@@ -126,3 +126,54 @@ func (ss *sessions) dropAll() {
 		ss.drop(s)
 	}
 }
+
+// runGroup counts running goroutines, as a sync.WaitGroup would, but may
+// be waited for while runs still start (a step begun as the worker stops)
+// and waits at most a while.
+type runGroup struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil when none waits
+}
+
+// run runs f in a goroutine of the group.
+func (g *runGroup) run(f func()) {
+	g.mu.Lock()
+	g.n++
+	g.mu.Unlock()
+	go func() {
+		defer g.done()
+		f()
+	}()
+}
+
+func (g *runGroup) done() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n--; g.n == 0 && g.idle != nil {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// wait reports whether every run returned within d.
+func (g *runGroup) wait(d time.Duration) bool {
+	g.mu.Lock()
+	if g.n == 0 {
+		g.mu.Unlock()
+		return true
+	}
+	if g.idle == nil {
+		g.idle = make(chan struct{})
+	}
+	idle := g.idle
+	g.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
+}
