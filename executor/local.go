@@ -282,12 +282,16 @@ func (l *Local) Abandon(ctx context.Context, taskID string, status skilld.TaskSt
 		}
 	}
 	l.logFailure(ctx, taskID, skilld.Errorf(code, "%s", msg))
-	l.finish(ctx, taskID, outcome{status: status, code: code, msg: msg})
+	// The sandbox goes before the status says the task ended, so whoever
+	// sees it ended (a client, a test cleaning up its folders) finds
+	// nothing of it left; a crash in between leaves a task that is
+	// abandoned again.
 	if l.cfg.Sandboxes != nil && !l.cfg.KeepSandboxes {
 		if sb, err := l.cfg.Sandboxes.Create(ctx, sandbox.CreateParams{ID: taskID, Reopen: true}); err == nil {
 			sb.Destroy(ctx)
 		}
 	}
+	l.finish(ctx, taskID, outcome{status: status, code: code, msg: msg})
 	return nil
 }
 
