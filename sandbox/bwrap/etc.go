@@ -2,8 +2,6 @@ package bwrap
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 )
@@ -78,40 +75,14 @@ type etcStamp struct {
 // newEtcView makes the folder generations live in, below dir (named for
 // this process, so a crashed one's can be told apart and swept).
 func newEtcView(dir string, entries []etcEntry, own []ownFile) (*etcView, error) {
-	sweepEtcViews(dir)
-	var b [6]byte
-	rand.Read(b[:])
-	base := filepath.Join(dir, fmt.Sprintf(".etc-%d-%s", os.Getpid(), hex.EncodeToString(b[:])))
+	sweepOwned(dir, ".etc-", os.RemoveAll)
 	// Traversable by the task uids that run bubblewrap; nothing in it is
 	// writable but by the server.
-	if err := os.Mkdir(base, 0o711); err != nil {
-		return nil, fmt.Errorf("bwrap: /etc for sandboxes: %w", err)
-	}
-	if err := os.Chmod(base, 0o711); err != nil {
-		os.Remove(base)
+	base, err := mkdirOwned(dir, ".etc-", 0o711)
+	if err != nil {
 		return nil, fmt.Errorf("bwrap: /etc for sandboxes: %w", err)
 	}
 	return &etcView{base: base, entries: entries, own: own}, nil
-}
-
-// sweepEtcViews removes the etc folders of processes that are gone.
-func sweepEtcViews(dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), ".etc-")
-		if !ok {
-			continue
-		}
-		pid, _, _ := strings.Cut(rest, "-")
-		n, err := strconv.Atoi(pid)
-		if err != nil || n == os.Getpid() {
-			continue
-		}
-		if err := syscall.Kill(n, 0); err == nil || err == syscall.EPERM {
-			continue
-		}
-		os.RemoveAll(filepath.Join(dir, e.Name()))
-	}
 }
 
 // acquire returns bubblewrap's arguments for /etc as its sources are now,

@@ -45,11 +45,9 @@ func openHub() (*hub, error) {
 	if err := os.Chmod(base, 0o711); err != nil {
 		return nil, fmt.Errorf("bwrap: %w", err)
 	}
-	sweepHubs(base)
-	var b [6]byte
-	rand.Read(b[:])
-	dir := filepath.Join(base, fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:])))
-	if err := os.Mkdir(dir, 0o711); err != nil {
+	sweepOwned(base, "", removeTree)
+	dir, err := mkdirOwned(base, "", 0o711)
+	if err != nil {
 		return nil, fmt.Errorf("bwrap: %w", err)
 	}
 	// /run is not memory everywhere (a VM whose / is one ext4 disk); the
@@ -62,12 +60,34 @@ func openHub() (*hub, error) {
 	return &hub{dir: dir}, nil
 }
 
-// sweepHubs removes the hubs of processes that are gone, with their
-// mounts.
-func sweepHubs(base string) {
+// mkdirOwned makes a folder in base named for this process,
+// <prefix><pid>-<random>, so that one left by a process that is gone can be
+// told apart (sweepOwned), and gives it mode.
+func mkdirOwned(base, prefix string, mode os.FileMode) (string, error) {
+	var b [6]byte
+	rand.Read(b[:])
+	dir := filepath.Join(base, fmt.Sprintf("%s%d-%s", prefix, os.Getpid(), hex.EncodeToString(b[:])))
+	if err := os.Mkdir(dir, mode); err != nil {
+		return "", err
+	}
+	// Whatever the umask took.
+	if err := os.Chmod(dir, mode); err != nil {
+		os.Remove(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// sweepOwned removes, with remove, the folders mkdirOwned made in base for
+// processes that are gone.
+func sweepOwned(base, prefix string, remove func(string) error) {
 	entries, _ := os.ReadDir(base)
 	for _, e := range entries {
-		pid, _, _ := strings.Cut(e.Name(), "-")
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		pid, _, _ := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(pid)
 		if err != nil || n == os.Getpid() {
 			continue
@@ -75,7 +95,7 @@ func sweepHubs(base string) {
 		if err := syscall.Kill(n, 0); err == nil || err == syscall.EPERM {
 			continue // that process is alive
 		}
-		removeTree(filepath.Join(base, e.Name()))
+		remove(filepath.Join(base, e.Name()))
 	}
 }
 
