@@ -205,7 +205,8 @@ func (p *Provider) start(ctx context.Context) error {
 // how large workspaces are. As root, workspaces are mounts (in the hub):
 // a machine where root cannot mount cannot run sandboxes.
 func (p *Provider) detectDisk(ctx context.Context) error {
-	p.vol = volume.Detect()
+	// Templates sit beside the workspaces' images, on their file system.
+	p.vol = volume.Detect().WithTemplates(filepath.Join(p.cfg.Root, ".templates"))
 	if p.root {
 		if err := p.probeVolume(ctx, false); err != nil {
 			return unavailable(fmt.Sprintf("a root server mounts each task's workspace, and mounting fails here (%v)", err), "give skilld CAP_SYS_ADMIN")

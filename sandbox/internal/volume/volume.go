@@ -48,6 +48,8 @@ type Support struct {
 	// BindErr says why workspaces cannot even be mounted nosuid here (not
 	// root); nil when they can.
 	BindErr error
+	// tmpl, when set, holds the empty file systems new images copy.
+	tmpl *templates
 	// attaching is held while a loop device is found and bound: every
 	// caller asking for a free one at once is told the same one, and all
 	// but one must ask again, so hundreds of tasks starting together ran
@@ -99,21 +101,15 @@ func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) 
 	}
 	tmp := TempName(image)
 	os.Remove(tmp) // what a process killed while making it left
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return fmt.Errorf("creating the workspace image: %w", err)
-	}
-	err = f.Truncate(max(s.Size, MinSize))
-	f.Close()
-	if err == nil {
-		// The image is sparse and reads as zeros, so neither the inode
-		// tables nor the journal need writing now or later.
-		cmd := exec.CommandContext(ctx, sup.mkfs, "-q", "-F", "-b", "4096", "-m", "0", "-N", strconv.FormatInt(Inodes(s.Size), 10),
-			"-E", fmt.Sprintf("lazy_itable_init=1,lazy_journal_init=1,nodiscard,root_owner=%d:%d", s.UID, s.GID), tmp)
-		cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
-		if out, merr := cmd.CombinedOutput(); merr != nil {
-			err = fmt.Errorf("mkfs.ext4: %w: %s", merr, strings.TrimSpace(string(out)))
+	size, inodes := max(s.Size, MinSize), Inodes(s.Size)
+	var err error
+	if sup.tmpl != nil {
+		var tpl string
+		if tpl, err = sup.tmpl.template(ctx, sup.mkfs, size, inodes); err == nil {
+			err = copySparse(tpl, tmp)
 		}
+	} else {
+		err = format(ctx, sup.mkfs, tmp, size, inodes, s.UID, s.GID)
 	}
 	if err == nil {
 		err = os.Rename(tmp, image)
@@ -123,9 +119,15 @@ func (sup Support) Create(ctx context.Context, image, workspace string, s Spec) 
 	}
 	if err == nil {
 		// mkfs makes lost+found, owned by root: the task's folder holds
-		// only what it makes.
-		if rerr := os.Remove(filepath.Join(workspace, "lost+found")); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-			err = rerr
+		// only what it makes. A template's root is root's.
+		err = os.Remove(filepath.Join(workspace, "lost+found"))
+		if errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+		if err == nil && sup.tmpl != nil {
+			err = os.Lchown(workspace, s.UID, s.GID)
+		}
+		if err != nil {
 			Unmount(workspace)
 		}
 	}

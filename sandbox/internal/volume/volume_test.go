@@ -29,6 +29,15 @@ func support(t *testing.T) Support {
 // comes back with its files after an unmount.
 func TestCreateWriteReopen(t *testing.T) {
 	s := support(t)
+	t.Run("mkfs", func(t *testing.T) { createWriteReopen(t, s) })
+	// Copies of an empty file system made once per size; two images from
+	// one template are two file systems.
+	tpl := s.WithTemplates(filepath.Join(t.TempDir(), "templates"))
+	t.Run("template", func(t *testing.T) { createWriteReopen(t, tpl) })
+	t.Run("template again", func(t *testing.T) { createWriteReopen(t, tpl) })
+}
+
+func createWriteReopen(t *testing.T, s Support) {
 	dir := t.TempDir()
 	image, ws := filepath.Join(dir, "disk.img"), filepath.Join(dir, "workspace")
 	os.Mkdir(ws, 0o755)
@@ -41,6 +50,10 @@ func TestCreateWriteReopen(t *testing.T) {
 		t.Fatal("not mounted")
 	}
 	var st unix.Stat_t
+	// Sparse: the host's disk pays only for what is written.
+	if unix.Stat(image, &st); st.Blocks*512 > size/4 {
+		t.Errorf("a new image takes %d of its %d bytes on disk", st.Blocks*512, size)
+	}
 	unix.Stat(ws, &st)
 	entries, _ := os.ReadDir(ws)
 	if st.Uid != 4242 || st.Gid != 4243 || len(entries) != 0 {
