@@ -30,7 +30,8 @@ type Activities struct {
 	sessions sessions
 	state    atomic.Int32 // running, draining or stopped
 	// runs are the runs this worker started that have not returned: a
-	// dropped session's run still winds down (its sandbox removed).
+	// dropped session's run still winds down (its model call or command
+	// ending).
 	runs runGroup
 }
 
@@ -299,7 +300,8 @@ func (a *Activities) Drain() { a.state.CompareAndSwap(running, draining) }
 // steps go to other workers, which resume the runs from their logs.
 //
 // It waits, at most stopWait, for the suspended runs to return, so that
-// none is left removing its sandbox (or writing) after the worker is gone.
+// none still holds a model call, a command or its sandbox's files open
+// after the worker is gone.
 func (a *Activities) Stop() {
 	a.state.Store(stopped)
 	a.sessions.dropAll()
