@@ -104,20 +104,21 @@ type Config struct {
 
 // Provider runs sandboxes under bubblewrap.
 type Provider struct {
-	cfg      Config
-	bwrap    string
-	root     bool
-	roots    []*rootView
-	limits   sandbox.Limits
-	controls *proc.Controls
-	cache    *skillcache.Cache
-	uids     *uidpool.Pool // as root
-	hub      *hub          // as root
-	deps     *deps.Store
-	builds   builds
-	vol      volume.Support
-	disk     int64 // each workspace's default size; 0: not limited
-	notes    []string
+	cfg       Config
+	bwrap     string
+	root      bool
+	roots     []*rootView
+	limits    sandbox.Limits
+	controls  *proc.Controls
+	cache     *skillcache.Cache
+	uids      *uidpool.Pool // as root
+	hub       *hub          // as root
+	deps      *deps.Store
+	builds    builds
+	vol       volume.Support
+	disk      int64  // each workspace's default size; 0: not limited
+	templates string // the folder of the workspaces' empty file systems (as root)
+	notes     []string
 	// Read by bubblewrap for every command, from a description of its
 	// own (see reopen): the system-call filter (nil where there is none).
 	filter *os.File
@@ -205,8 +206,19 @@ func (p *Provider) start(ctx context.Context) error {
 // how large workspaces are. As root, workspaces are mounts (in the hub):
 // a machine where root cannot mount cannot run sandboxes.
 func (p *Provider) detectDisk(ctx context.Context) error {
-	// Templates sit beside the workspaces' images, on their file system.
-	p.vol = volume.Detect().WithTemplates(filepath.Join(p.cfg.Root, ".templates"))
+	p.vol = volume.Detect()
+	if p.root && p.vol.Err == nil {
+		// Templates sit beside the workspaces' images, on their file
+		// system, in a folder of this process's: servers and workers
+		// sharing the sandboxes' folder each make their own.
+		sweepOwned(p.cfg.Root, ".templates-", os.RemoveAll)
+		dir, err := mkdirOwned(p.cfg.Root, ".templates-", 0o700)
+		if err != nil {
+			return fmt.Errorf("bwrap: %w", err)
+		}
+		p.templates = dir
+		p.vol = p.vol.WithTemplates(dir)
+	}
 	if p.root {
 		if err := p.probeVolume(ctx, false); err != nil {
 			return unavailable(fmt.Sprintf("a root server mounts each task's workspace, and mounting fails here (%v)", err), "give skilld CAP_SYS_ADMIN")
@@ -378,6 +390,9 @@ func (p *Provider) Close() error {
 		p.controls.Close()
 	}
 	closeRoots(p.roots)
+	if p.templates != "" {
+		os.RemoveAll(p.templates)
+	}
 	if p.hub != nil {
 		p.hub.close()
 	}

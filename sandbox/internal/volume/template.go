@@ -20,14 +20,13 @@ import (
 // fraction of a millisecond where mkfs (a process, its start, its
 // writes and its fsync) took about 10 ms of every task's start.
 type templates struct {
-	dir   string
-	mu    sync.Mutex
-	made  map[[2]int64]string // size and inodes → template image
-	clean bool                // dir was emptied of an earlier process's
+	dir  string
+	mu   sync.Mutex
+	made map[[2]int64]string // size and inodes → template image
 }
 
-// WithTemplates makes Create copy empty file systems kept in dir (the
-// server's own folder, on the images' file system; emptied at first use)
+// WithTemplates makes Create copy empty file systems kept in dir (an
+// existing folder of this process's alone, on the images' file system)
 // instead of formatting each image.
 func (sup Support) WithTemplates(dir string) Support {
 	sup.tmpl = &templates{dir: dir, made: map[[2]int64]string{}}
@@ -42,13 +41,6 @@ func (t *templates) template(ctx context.Context, mkfs string, size, inodes int6
 	key := [2]int64{size, inodes}
 	if p, ok := t.made[key]; ok {
 		return p, nil
-	}
-	if !t.clean {
-		os.RemoveAll(t.dir)
-		if err := os.MkdirAll(t.dir, 0o700); err != nil {
-			return "", err
-		}
-		t.clean = true
 	}
 	p := filepath.Join(t.dir, fmt.Sprintf("%d-%d.img", size, inodes))
 	tmp := p + ".new"

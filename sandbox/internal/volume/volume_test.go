@@ -32,7 +32,7 @@ func TestCreateWriteReopen(t *testing.T) {
 	t.Run("mkfs", func(t *testing.T) { createWriteReopen(t, s) })
 	// Copies of an empty file system made once per size; two images from
 	// one template are two file systems.
-	tpl := s.WithTemplates(filepath.Join(t.TempDir(), "templates"))
+	tpl := s.WithTemplates(t.TempDir())
 	t.Run("template", func(t *testing.T) { createWriteReopen(t, tpl) })
 	t.Run("template again", func(t *testing.T) { createWriteReopen(t, tpl) })
 }
