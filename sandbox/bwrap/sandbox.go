@@ -238,6 +238,12 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 	if err := s.checkMountPoint(); err != nil {
 		return nil, err
 	}
+	// /etc as its sources are now, kept until the command has ended.
+	etc, release, err := s.root.etc.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -285,11 +291,6 @@ func (s *sb) Exec(ctx context.Context, p sandbox.ExecParams) (*sandbox.Result, e
 			proxied <- cp
 		}()
 	}
-	etc, release, err := s.root.etc.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	argv, err := s.argv(p.Command, fds, etc, mounts, lim, plan != nil, own)
 	if err != nil {
 		return nil, err
