@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -344,7 +345,7 @@ func TestEverySkillWithheld(t *testing.T) {
 	collect(t, a, agent.Task{ID: "t", Input: "x"})
 }
 
-// TestCatalogShortenedNamesSkills: the catalog.shortened event names the
+// TestCatalogShortenedNamesSkills: the catalog.trimmed event names the
 // skills whose entry lost something at its level, and only those: a short
 // description without files keeps its whole entry until names only.
 func TestCatalogShortenedNamesSkills(t *testing.T) {
@@ -374,5 +375,57 @@ func TestCatalogShortenedNamesSkills(t *testing.T) {
 		if len(short) != 1 || short[0].Level != tt.level || strings.Join(short[0].Skills, " ") != tt.want {
 			t.Errorf("window %d: %+v, want %s naming %q", tt.window, short, tt.level, tt.want)
 		}
+	}
+}
+
+// TestOlderCatalogShortenedLog: a log written when the event was called
+// catalog.shortened still resumes (the entry replays as catalog.trimmed)
+// and reads back as the same payload, written with its current name.
+func TestOlderCatalogShortenedLog(t *testing.T) {
+	pkgs := &agent.MemoryPackages{}
+	p, _ := pack.New([]pack.File{{Path: "SKILL.md", Data: []byte("x")}}, pack.Limits{})
+	digest := pkgs.Add(p)
+	skills := []agent.Skill{{ID: "1", Name: "filed", Description: "Has files. Use when filing.", Digest: digest, Files: []string{"SKILL.md", "a.sh", "b.sh"}}}
+	window := (runeCounter{}.Count(agent.CatalogText(skills, 0)) - 1) * 50
+	log := &agent.MemoryLog{}
+	m := script(t, func(*testing.T, *model.Request) *model.Response {
+		return &model.Response{Message: model.Message{Content: "ok"}}
+	})
+	a, _ := agent.New(agent.Config{Model: m, Window: window, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs, Log: log})
+	collect(t, a, agent.Task{ID: "t", Input: "x"})
+	all := log.Entries()
+	renamed := 0
+	for i, e := range all {
+		if old := strings.Replace(string(e.Payload), `"type":"catalog.trimmed"`, `"type":"catalog.shortened"`, 1); old != string(e.Payload) {
+			all[i].Payload, renamed = json.RawMessage(old), renamed+1
+			var ev agent.Event
+			if err := json.Unmarshal(all[i].Payload, &ev); err != nil {
+				t.Fatal(err)
+			}
+			if c, ok := ev.Payload.(agent.CatalogShortened); !ok || c.Level != "no file lists" {
+				t.Errorf("an older entry read back as %T %+v", ev.Payload, ev.Payload)
+			}
+			if b, _ := json.Marshal(ev); !strings.Contains(string(b), `"type":"catalog.trimmed"`) {
+				t.Errorf("written again as %s", b)
+			}
+		}
+	}
+	if renamed != 1 {
+		t.Fatalf("%d catalog events in the log", renamed)
+	}
+	// Resume before the answer: the catalog event is replayed, the model
+	// asked again.
+	cut := 0
+	for i, e := range all {
+		if e.Kind == agent.KindMessage && strings.Contains(string(e.Payload), `"role":"assistant"`) {
+			cut = i
+			break
+		}
+	}
+	again := model.NewScripted(model.Reply("ok"))
+	b, _ := agent.New(agent.Config{Model: again, Window: window, Tokenizer: runeCounter{}, Skills: skills, Packages: pkgs, Log: agent.NewMemoryLog(all[:cut])})
+	ev := collect(t, b, agent.Task{ID: "t", Input: "x", Resume: all[:cut]})
+	if len(ofType(ev, agent.EventTaskCompleted)) != 1 || len(ofType(ev, agent.EventTaskFailed)) != 0 {
+		t.Errorf("the older log did not resume: %v", types(ev))
 	}
 }

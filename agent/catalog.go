@@ -239,7 +239,7 @@ func cut(s string, n int) string {
 // CatalogFit says how a catalog fits the budget a run gives it.
 type CatalogFit struct {
 	Window, Budget, Tokens int
-	// Level names the detail kept, as catalog.shortened events do: "full",
+	// Level names the detail kept, as catalog.trimmed events do: "full",
 	// "no file lists", "descriptions shortened to 200 characters", …
 	Level string
 	// DescriptionCut is the length descriptions are cut to (200 or 60
@@ -247,7 +247,7 @@ type CatalogFit struct {
 	DescriptionCut int
 	// Shortened names the skills whose entry loses something at Level
 	// (its file list or description text), in catalog order, at most the
-	// first 200 as catalog.shortened does; ShortenedMore counts the rest.
+	// first 200 as catalog.trimmed does; ShortenedMore counts the rest.
 	Shortened     []string
 	ShortenedMore int
 	// Unlisted counts the skills not listed at all (level "some names").
@@ -293,7 +293,7 @@ const (
 )
 
 // CatalogEntryAt says how a catalog at the level named level (as
-// catalog.shortened events name it; "" is "full") shows skill s, by the
+// catalog.trimmed events name it; "" is "full") shows skill s, by the
 // rules the catalog is rendered with, so that readers of a log need not
 // copy them. ok is false for a level name this build does not know.
 func CatalogEntryAt(s Skill, level string) (entry CatalogEntry, ok bool) {

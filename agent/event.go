@@ -31,6 +31,10 @@ const (
 	EventSkillMaterialized = "skill.materialized"
 	// A placed package's dependencies: preparing, then ready or failed.
 	EventSkillEnvironment = "skill.environment"
+	// The catalog was rendered with less detail to fit its budget.
+	EventCatalogTrimmed = "catalog.trimmed"
+	// EventCatalogShortened is what logs written before catalog.trimmed
+	// call that event: read as catalog.trimmed, replayed as it.
 	EventCatalogShortened = "catalog.shortened"
 	EventSandboxReady     = "sandbox.ready"
 	// A command's connection through the sandbox's proxy, and a refusal.
@@ -159,5 +163,6 @@ var payloadTypes = sync.OnceValue(func() map[string]reflect.Type {
 	for _, p := range Payloads() {
 		m[p.EventType()] = reflect.TypeOf(p)
 	}
+	m[EventCatalogShortened] = m[EventCatalogTrimmed]
 	return m
 })

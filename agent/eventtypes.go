@@ -349,7 +349,7 @@ func (SkillEnvironment) EventType() string    { return EventSkillEnvironment }
 func (SandboxEgress) EventType() string       { return EventSandboxEgress }
 func (SandboxEgressDenied) EventType() string { return EventSandboxEgressDenied }
 func (SkillWithheld) EventType() string       { return EventSkillWithheld }
-func (CatalogShortened) EventType() string    { return EventCatalogShortened }
+func (CatalogShortened) EventType() string    { return EventCatalogTrimmed }
 func (Message) EventType() string             { return EventMessage }
 func (LLMCallStarted) EventType() string      { return EventLLMCallStarted }
 func (LLMCallCompleted) EventType() string    { return EventLLMCallCompleted }

@@ -115,11 +115,11 @@ func TestTenThousandSkills(t *testing.T) {
 	}
 	short := payloads[agent.CatalogShortened](events)
 	if len(short) != 1 {
-		t.Fatalf("catalog.shortened: %+v", short)
+		t.Fatalf("catalog.trimmed: %+v", short)
 	}
 	c := short[0]
 	if c.Level != "some names" || c.OverBudget || c.Tokens > c.Budget || len(c.Listed) == 0 || len(c.Listed)+c.Unlisted != len(skills) {
-		t.Errorf("catalog.shortened: level %s, %d of %d tokens, %d listed, %d unlisted", c.Level, c.Tokens, c.Budget, len(c.Listed), c.Unlisted)
+		t.Errorf("catalog.trimmed: level %s, %d of %d tokens, %d listed, %d unlisted", c.Level, c.Tokens, c.Budget, len(c.Listed), c.Unlisted)
 	}
 	for _, e := range payloads[agent.LLMCallStarted](events) {
 		if cat := e.Context.Catalog; cat == nil || cat.Tokens > cat.Budget || cat.Level != "some names" || len(cat.Skills)+cat.SkillsMore != len(c.Listed) {
@@ -155,7 +155,7 @@ func TestCatalogRotation(t *testing.T) {
 		}
 		c := payloads[agent.CatalogShortened](collect(t, a, agent.Task{ID: fmt.Sprint("task-", i), Input: "hi"}))
 		if len(c) != 1 || c[0].Level != "some names" || c[0].Tokens > c[0].Budget {
-			t.Fatalf("catalog.shortened: %+v", c)
+			t.Fatalf("catalog.trimmed: %+v", c)
 		}
 		head := len(c[0].Listed) - len(c[0].Listed)/4
 		for j, name := range c[0].Listed[:head] {
@@ -262,7 +262,7 @@ func TestCatalogRank(t *testing.T) {
 	}
 	c := payloads[agent.CatalogShortened](collect(t, a, agent.Task{ID: "ranked", Input: "hi"}))
 	if len(c) != 1 || len(c[0].Listed) < 4 {
-		t.Fatalf("catalog.shortened: %+v", c)
+		t.Fatalf("catalog.trimmed: %+v", c)
 	}
 	want := []string{skills[last].Name, skills[mid].Name, skills[0].Name, skills[1].Name}
 	if got := c[0].Listed[:4]; !slices.Equal(got, want) {

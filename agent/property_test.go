@@ -213,7 +213,7 @@ func (p *propTask) observe(ev agent.Event) {
 			p.fail("the catalog lists %d and leaves out %d of %d disclosed skills", len(e.Listed), e.Unlisted, len(p.disclosed()))
 		}
 		if e.Level != "some names" && (e.Listed != nil || e.Unlisted != 0) {
-			p.fail("catalog.shortened at %s has listed %v, unlisted %d", e.Level, e.Listed, e.Unlisted)
+			p.fail("catalog.trimmed at %s has listed %v, unlisted %d", e.Level, e.Listed, e.Unlisted)
 		}
 	case agent.SkillsSearched:
 		for _, name := range e.Results {

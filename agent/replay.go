@@ -214,6 +214,9 @@ func eventType(payload json.RawMessage) string {
 		Type string `json:"type"`
 	}
 	json.Unmarshal(payload, &e)
+	if e.Type == EventCatalogShortened {
+		return EventCatalogTrimmed // the same event in an older log
+	}
 	return e.Type
 }
 

@@ -71,7 +71,7 @@ type RequestTokens struct {
 
 // RequestCatalog is the catalog block of the system prompt.
 type RequestCatalog struct {
-	// Level is the detail it was rendered at (catalog.shortened's levels:
+	// Level is the detail it was rendered at (catalog.trimmed's levels:
 	// "full", "no file lists", …, "names only").
 	Level  string `json:"level"`
 	Tokens int    `json:"tokens"`

@@ -17,7 +17,8 @@ const eventSkillsSearched = "skills.searched"
 // maxReason caps the length of a refusal reason kind.
 const maxReason = 200
 
-// catalogState is what a run's catalog.shortened said.
+// catalogState is what a run's catalog.trimmed (catalog.shortened in older
+// logs) said.
 type catalogState struct {
 	level string
 	// shortened names the skills the event said lost something, for a
@@ -88,7 +89,7 @@ func Extract(skills []Skill, entries []*skilld.TaskLogEntry) []TaskSkill {
 				}
 			}
 			continue
-		case agent.EventTaskStarted, agent.EventSkillWithheld, agent.EventCatalogShortened, agent.EventSkillActivated,
+		case agent.EventTaskStarted, agent.EventSkillWithheld, agent.EventCatalogTrimmed, agent.EventCatalogShortened, agent.EventSkillActivated,
 			agent.EventSkillRefused, agent.EventSkillUnloaded, agent.EventTaskCompleted, agent.EventTaskFailed:
 		default:
 			continue

@@ -83,7 +83,7 @@ func TestExtractRun(t *testing.T) {
 
 // TestExtractShortenedCatalog runs tasks in ever smaller windows, so the
 // runtime shortens its catalog level by level, and holds each skill's
-// offer to what the run's catalog.shortened event says of it.
+// offer to what the run's catalog.trimmed event says of it.
 func TestExtractShortenedCatalog(t *testing.T) {
 	s := newSkills()
 	for i := range 30 {

@@ -48,7 +48,7 @@ type CatalogWindow struct {
 	Tokens int  `json:"tokens"`
 	// Fits is false when even names alone exceed the budget.
 	Fits bool `json:"fits"`
-	// Level is the detail kept, as the catalog.shortened event names it.
+	// Level is the detail kept, as the catalog.trimmed event names it.
 	Level string `json:"level"`
 	// Shortened names the skills whose entry loses something at Level
 	// (at most 200; ShortenedMore counts the rest).
