@@ -2,8 +2,9 @@
 // everything it started, when it reaches one: wall-clock time, CPU time,
 // memory, processes and output. It uses what the machine has, detected
 // once: per-command cgroup v1 groups (memory, pids, cpuacct) where this
-// process may create them, and resource limits set by util-linux's prlimit
-// for each process otherwise.
+// process may create them, and per-process resource limits (CPU time and
+// core size from the shell that joins the groups; the rest, and all of
+// them without groups, from util-linux's prlimit).
 package proc
 
 import (
@@ -28,7 +29,12 @@ type Controls struct {
 	cg      *cgroups
 	prlimit string
 	sh      string
-	notes   []string
+	// shellLimits says sh's ulimit sets soft and hard CPU time and core
+	// size: with cgroups, the shell that joins them sets those limits, and
+	// prlimit is left for what only it sets (memory and processes where no
+	// cgroup bounds them).
+	shellLimits bool
+	notes       []string
 }
 
 // Detect looks at what this machine offers; it never fails, but notes what
@@ -47,7 +53,18 @@ func Detect() *Controls {
 	} else {
 		c.sh = "/bin/sh"
 	}
+	if len(c.cg.parent) > 0 {
+		c.shellLimits = shellSetsLimits(c.sh)
+	}
 	return c
+}
+
+// shellSetsLimits asks sh to set soft and hard CPU time and core size as
+// a command's first process will, and to say what it set. (POSIX asks
+// ulimit for -f alone; dash, bash, busybox and mksh all take these.)
+func shellSetsLimits(sh string) bool {
+	out, err := exec.Command(sh, "-c", `ulimit -S -t 7 && ulimit -H -t 8 && ulimit -c 0 && echo "$(ulimit -S -t) $(ulimit -H -t) $(ulimit -S -c) $(ulimit -H -c)"`).Output()
+	return err == nil && string(out) == "7 8 0 0\n"
 }
 
 // closeOnExec marks every descriptor above standard error close-on-exec.
@@ -99,11 +116,11 @@ func (c *Controls) Enforced(nproc bool) map[string]string {
 		sandbox.LimitOutput:  "output cut and the command killed",
 	}
 	switch {
-	case c.has(ctlCPUAcct) && c.prlimit != "":
+	case c.has(ctlCPUAcct) && c.cpuRlimit():
 		m[sandbox.LimitCPU] = "cgroup v1 cpuacct for the whole command, and RLIMIT_CPU for each process"
 	case c.has(ctlCPUAcct):
 		m[sandbox.LimitCPU] = "cgroup v1 cpuacct for the whole command"
-	case c.prlimit != "":
+	case c.cpuRlimit():
 		m[sandbox.LimitCPU] = "RLIMIT_CPU for each process"
 	}
 	switch {
@@ -119,6 +136,11 @@ func (c *Controls) Enforced(nproc bool) map[string]string {
 		m[sandbox.LimitProcesses] = "RLIMIT_NPROC in the command's own user namespace"
 	}
 	return m
+}
+
+// cpuRlimit says whether each process of a command gets RLIMIT_CPU.
+func (c *Controls) cpuRlimit() bool {
+	return c.prlimit != "" || (len(c.cg.parent) > 0 && c.shellLimits)
 }
 
 // Spec is one command to run.
@@ -157,11 +179,15 @@ type Outcome struct {
 // tick is how often a running command's cgroup counters are read.
 const tick = 20 * time.Millisecond
 
-// joinScript moves the shell (single-threaded) into the command's cgroups
-// and then becomes the command, so every process it starts is in them from
-// the first instruction. Its arguments: the number of tasks files
-// (joinFiles), the files, then the command.
-const joinScript = `n=$1; shift; while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"`
+// joinScript moves the shell (single-threaded) into the command's cgroups,
+// sets its CPU-time and core limits when asked, and then becomes the
+// command, so every process it starts is in them from the first
+// instruction. Its arguments: the CPU seconds ("" to leave the limits to
+// prlimit), the number of tasks files (joinFiles), the files, then the
+// command. The soft CPU limit sends SIGXCPU; a second later the hard one
+// kills.
+const joinScript = `cpu=$1 n=$2; shift 2; while [ "$n" -gt 0 ]; do echo 0 > "$1" || exit 125; shift; n=$((n-1)); done; ` +
+	`if [ -n "$cpu" ]; then ulimit -S -t "$cpu" && ulimit -H -t $((cpu+1)) && ulimit -c 0 || exit 125; fi; exec "$@"`
 
 // Run runs spec and waits for it. Cancelling ctx kills the command; the
 // error is then ctx's.
@@ -181,20 +207,30 @@ func (c *Controls) Run(ctx context.Context, spec Spec) (*Outcome, error) {
 		}
 	}
 	argv := spec.Argv
-	if c.prlimit != "" {
-		cpu := max(int64((lim.CPU+time.Second-1)/time.Second), 1)
-		pre := []string{c.prlimit, fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1), "--core=0"}
-		if !c.has(ctlMemory) {
-			pre = append(pre, "--data="+strconv.FormatInt(lim.Memory, 10))
-		}
-		if spec.Nproc && !c.has(ctlPids) {
-			pre = append(pre, "--nproc="+strconv.Itoa(lim.Processes))
-		}
-		argv = append(append(pre, "--"), argv...)
+	cpu := max(int64((lim.CPU+time.Second-1)/time.Second), 1)
+	// The shell in front (with cgroups) sets CPU time and core size when
+	// it can: one program fewer to start before every command.
+	inShell := g != nil && c.shellLimits
+	var set []string
+	if !inShell {
+		set = append(set, fmt.Sprintf("--cpu=%d:%d", cpu, cpu+1), "--core=0")
+	}
+	if !c.has(ctlMemory) {
+		set = append(set, "--data="+strconv.FormatInt(lim.Memory, 10))
+	}
+	if spec.Nproc && !c.has(ctlPids) {
+		set = append(set, "--nproc="+strconv.Itoa(lim.Processes))
+	}
+	if c.prlimit != "" && len(set) > 0 {
+		argv = append(append(append([]string{c.prlimit}, set...), "--"), argv...)
 	}
 	if g != nil {
 		files := g.joinFiles()
-		pre := append([]string{c.sh, "-c", joinScript, "sh", strconv.Itoa(len(files))}, files...)
+		shellCPU := ""
+		if inShell {
+			shellCPU = strconv.FormatInt(cpu, 10)
+		}
+		pre := append([]string{c.sh, "-c", joinScript, "sh", shellCPU, strconv.Itoa(len(files))}, files...)
 		argv = append(pre, argv...)
 	}
 
