@@ -54,6 +54,13 @@ func createWriteReopen(t *testing.T, s Support) {
 	if unix.Stat(image, &st); st.Blocks*512 > size/4 {
 		t.Errorf("a new image takes %d of its %d bytes on disk", st.Blocks*512, size)
 	}
+	// No blocks kept for growing it (ext4's resize_inode, compat feature
+	// 0x10 at 1024+0x5c): an image is never grown, and they were most of
+	// the bytes every new image copies.
+	sb := make([]byte, 4)
+	if readAt(t, image, sb, 1024+0x5c); sb[0]&0x10 != 0 {
+		t.Errorf("the file system keeps room to grow (compat features %#x)", sb)
+	}
 	unix.Stat(ws, &st)
 	entries, _ := os.ReadDir(ws)
 	if st.Uid != 4242 || st.Gid != 4243 || len(entries) != 0 {
@@ -237,5 +244,18 @@ func TestCreateManyAtOnce(t *testing.T) {
 		if err != nil {
 			t.Errorf("worker %d: %v", i, err)
 		}
+	}
+}
+
+// readAt fills b from path at off.
+func readAt(t *testing.T, path string, b []byte, off int64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
 	}
 }
