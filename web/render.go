@@ -124,16 +124,8 @@ func funcs() template.FuncMap {
 			}
 			return t.UTC().Format("2006-01-02 15:04 UTC")
 		},
-		"show": show,
-		"size": func(n int64) string {
-			switch {
-			case n >= 1<<20:
-				return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-			case n >= 1<<10:
-				return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-			}
-			return fmt.Sprintf("%d B", n)
-		},
+		"show":    show,
+		"size":    units.Bytes,
 		"join":    strings.Join,
 		"window":  units.Window,
 		"percent": func(share float64) float64 { return share * 100 },

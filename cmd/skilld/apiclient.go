@@ -212,19 +212,6 @@ func when(t *time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
-// humanSize writes a byte count the way people say it (decimal units).
-func humanSize(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1000)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1000/1000)
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/1000/1000/1000)
-}
-
 // atoi parses a positional number argument, as a usage error when bad.
 func (c *apiCmd) atoi(s, what string) (int, bool) {
 	var n int

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/units"
 	"github.com/skilld/skilld/service"
 )
 
@@ -109,7 +110,7 @@ func runCatalogPublish(ctx context.Context, e *env, args []string) int {
 		return c.localError(err)
 	}
 	defer done()
-	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[1], humanSize(size))
+	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[1], units.Bytes(size))
 	cl, err := c.client(ctx, service.OpCatalogItemsPublish.Operation)
 	var item *service.PublishedItem
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/skilld/skilld"
+	"github.com/skilld/skilld/internal/units"
 	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/service"
 )
@@ -207,7 +208,7 @@ func isArchiveName(p string) bool {
 }
 
 func (c *apiCmd) editFromArchive(ctx context.Context, id string, archive []byte, o service.SkillOptions, message string, expected *int) int {
-	fmt.Fprintf(c.e.stderr, "uploading a new version of %s (%s)…\n", id, humanSize(int64(len(archive))))
+	fmt.Fprintf(c.e.stderr, "uploading a new version of %s (%s)…\n", id, units.Bytes(int64(len(archive))))
 	p := service.ReplaceSkillFilesFromArchiveParams{SkillRef: service.SkillRef{ID: id}, Archive: archive, ExpectedVersion: expected, Message: message, SkillOptions: o}
 	sk, ok := call(ctx, c, service.OpSkillsEditFromArchive, p)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/skilld/skilld/internal/units"
 	"github.com/skilld/skilld/service"
 )
 
@@ -51,7 +52,7 @@ func runSkillsUpload(ctx context.Context, e *env, args []string) int {
 		return c.localError(err)
 	}
 	defer done()
-	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[0], humanSize(size))
+	fmt.Fprintf(e.stderr, "uploading %s (%s)…\n", c.args[0], units.Bytes(size))
 	cl, err := c.client(ctx, service.OpSkillsCreateFromArchive.Operation)
 	var sk *service.SkillView
 	if err == nil {
