@@ -89,7 +89,14 @@ func (s *Service) RunTask(ctx context.Context, a Actor, p StartTaskParams) (*ski
 		s.ReleaseTask(context.WithoutCancel(ctx), t.ID)
 		return nil, err
 	}
-	return s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: t.ID})
+	// The task is recorded and running from here: a failed read of its
+	// state now (the database gone as the task's first step starts) must
+	// not answer "retry", which would start it a second time. The record
+	// as written says what was started.
+	if cur, err := s.db.TaskGet(ctx, &store.TaskGetParams{WorkspaceID: a.WorkspaceID, ID: t.ID}); err == nil {
+		return cur, nil
+	}
+	return t, nil
 }
 
 type CancelTaskParams struct{ TaskRef }
