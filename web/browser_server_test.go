@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/skilld/skilld/internal/testbin"
 )
 
 // chromeAdminToken is the server's instance-admin token (SKILLD_BOOTSTRAP_TOKEN).
@@ -74,11 +76,7 @@ func requireChromeTool(t *testing.T, what string, names ...string) string {
 // and the extra flags args. It is stopped at the end of the test.
 func startChromeServer(t *testing.T, args ...string) *chromeServer {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "skilld")
-	build := exec.Command("go", "build", "-o", bin, "github.com/skilld/skilld/cmd/skilld")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/skilld: %v\n%s", err, out)
-	}
+	bin := testbin.Skilld(t)
 	data := t.TempDir()
 	cmd := exec.Command(bin, append([]string{"serve", "--data", data, "--addr", "127.0.0.1:0"}, args...)...)
 	// The server's settings are its flags and these: none of the caller's

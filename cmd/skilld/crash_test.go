@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skilld/skilld/internal/testbin"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 )
 
@@ -45,7 +46,7 @@ func TestCrashResume(t *testing.T) {
 		t.Skip("kills and restarts a server for a while; skipped in -short mode")
 	}
 	bwraptest.Require(t)
-	bin := buildSkilld(t)
+	bin := testbin.Skilld(t)
 	data := t.TempDir()
 	t.Cleanup(func() { bwraptest.UnmountAll(t, data) })
 	addr := freeAddr(t)
@@ -57,15 +58,6 @@ func TestCrashResume(t *testing.T) {
 		srv.kill()
 		srv.start()
 	})
-}
-
-func buildSkilld(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "skilld")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // crashRun starts n tasks through api, calls crash every few hundred

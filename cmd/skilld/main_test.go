@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skilld/skilld/internal/testbin"
 )
 
 // runCLI runs the command in-process and returns its exit code and output.
@@ -216,10 +218,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary; skipped in -short mode")
 	}
-	bin := filepath.Join(t.TempDir(), "skilld")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testbin.Skilld(t)
 	bad := t.TempDir()
 	writeFiles(t, bad, map[string]string{"x/SKILL.md": "no frontmatter"})
 	for _, tc := range []struct {

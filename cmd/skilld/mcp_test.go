@@ -14,6 +14,7 @@ import (
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/blob/fsblob"
+	"github.com/skilld/skilld/internal/testbin"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/store/sqlitestore"
 )
@@ -70,7 +71,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	node := requireTSClient(t)
 	data := t.TempDir()
 	viewer := seedMCPWorkspace(t, data)
-	bin := buildSkilld(t)
+	bin := testbin.Skilld(t)
 
 	t.Run("stdio", func(t *testing.T) {
 		cmd := exec.CommandContext(t.Context(), node, "client.mjs", "stdio", bin, "mcp", "--data", data, "--workspace", "default")

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skilld/skilld/internal/testbin"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 )
 
@@ -145,7 +146,7 @@ func (s *crashServer) openStream(ctx context.Context, taskID, token string) (<-c
 func TestServeShutdownWithStreams(t *testing.T) {
 	bwraptest.Require(t)
 	const timeout = 6 * time.Second
-	bin := buildSkilld(t)
+	bin := testbin.Skilld(t)
 	data := t.TempDir()
 	t.Cleanup(func() { bwraptest.UnmountAll(t, data) })
 	addr := freeAddr(t)
@@ -255,7 +256,7 @@ func TestServeShutdownWithStreams(t *testing.T) {
 func TestServeStreamsLowDescriptors(t *testing.T) {
 	bwraptest.Require(t)
 	const nofile = 256
-	bin := buildSkilld(t)
+	bin := testbin.Skilld(t)
 	data := t.TempDir()
 	t.Cleanup(func() { bwraptest.UnmountAll(t, data) })
 	addr := freeAddr(t)

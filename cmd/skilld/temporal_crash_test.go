@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/skilld/skilld/executor/temporal/temporaltest"
+	"github.com/skilld/skilld/internal/testbin"
 	"github.com/skilld/skilld/sandbox/bwrap/bwraptest"
 	"github.com/skilld/skilld/store/storetest"
 )
@@ -27,7 +28,7 @@ func TestTemporalWorkersKilled(t *testing.T) {
 	defer srv.Stop()
 	srv.Require(t)
 	dbURL := storetest.FreshPostgresURL(t)
-	bin := buildSkilld(t)
+	bin := testbin.Skilld(t)
 	blobs := "file://" + filepath.ToSlash(t.TempDir())
 	work := t.TempDir()
 	t.Cleanup(func() { bwraptest.UnmountAll(t, work) })

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skilld/skilld/internal/doctest"
+	"github.com/skilld/skilld/internal/testbin"
 )
 
 // The documents whose walkthroughs run, each in a session of its own on a
@@ -31,12 +32,7 @@ func TestDocs(t *testing.T) {
 			t.Fatalf("the walkthroughs need %s (scripts/test installs it): %v", tool, err)
 		}
 	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "skilld"), "./cmd/skilld")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := filepath.Dir(testbin.Skilld(t))
 	goEnv := goEnvironment(t)
 	for _, name := range walkthroughs {
 		t.Run(name, func(t *testing.T) {
