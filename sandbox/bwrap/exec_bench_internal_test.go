@@ -130,7 +130,16 @@ func benchCloneIntoCgroup(b *testing.B, s *sb, cred *syscall.Credential) {
 	if err != nil {
 		b.Skip("cannot make a cgroup2 group:", err)
 	}
-	defer os.Remove(parent)
+	b.Cleanup(func() {
+		// A group left by a failed command, then the parent.
+		groups, _ := os.ReadDir(parent)
+		for _, g := range groups {
+			if g.IsDir() {
+				os.Remove(filepath.Join(parent, g.Name()))
+			}
+		}
+		os.Remove(parent)
+	})
 	n, busy := 0, 0
 	for b.Loop() {
 		n++
