@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -147,7 +148,17 @@ func call[P, R any](ctx context.Context, c *apiCmd, op service.Op[P, R], params 
 // and returns the failure exit code.
 func (c *apiCmd) fail(err error) int {
 	printError(c.e.stderr, err)
+	if unreachable(err) {
+		fmt.Fprintf(c.e.stderr, "  is skilld serve running at %s? Point the client at another server with --server URL or SKILLD_SERVER.\n", c.server)
+	}
 	return exitFailure
+}
+
+// unreachable says err is a connection to the server that could not be
+// opened (refused, no route, no such host), as opposed to an answer.
+func unreachable(err error) bool {
+	var op *net.OpError
+	return skilld.ErrorCode(err) == skilld.EUNAVAILABLE && errors.As(err, &op) && op.Op == "dial"
 }
 
 func printError(w io.Writer, err error) {
