@@ -22,7 +22,9 @@ import (
 // the sandbox's other mounts, limits or cgroups. "bwrap" sits between:
 // bwrap with the sandbox's own arguments and descriptors, started from Go
 // the same way, without the cgroups and resource limits: what the
-// sandbox's configuration costs by itself.
+// sandbox's configuration costs by itself. "clone-into-cgroup" and
+// "per-task" are two other ways of starting a command, measured beside
+// them (benchCloneIntoCgroup, benchPerTask).
 func BenchmarkExecTrue(b *testing.B) {
 	p := newProvider(b)
 	sbox, err := p.Create(b.Context(), sandbox.CreateParams{ID: "bench"})
