@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -20,6 +23,7 @@ import (
 	"github.com/skilld/skilld/executor"
 	"github.com/skilld/skilld/pack"
 	"github.com/skilld/skilld/sandbox"
+	"github.com/skilld/skilld/sandbox/bwrap"
 	"github.com/skilld/skilld/service"
 	"github.com/skilld/skilld/skillmd"
 	"github.com/skilld/skilld/skillsearch"
@@ -126,6 +130,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		f.cacheDir = filepath.Join(dir, "skilld", "skill-cache")
 	}
+	// The output's reader going away (`skilld run … | head`) or the
+	// terminal closing ends the run as Ctrl-C does, its sandbox removed,
+	// instead of killing the process and leaving the sandbox mounted.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGPIPE, syscall.SIGHUP)
+	defer stop()
 	p := newPrinter(e, f.json)
 	p.verbose = *f.verbose
 	p.live()
@@ -140,6 +149,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		status, err = runLocalSkills(ctx, e, &f, m, p, pos[0])
 	}
 	p.close()
+	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		err = fmt.Errorf("stopped (%w)", context.Cause(ctx))
+	}
 	if err != nil {
 		code := exitFailure
 		if skilld.ErrorCode(err) == skilld.EINVALID {
@@ -216,20 +228,21 @@ func runLocalSkills(ctx context.Context, e *env, f *runFlags, m *models, p *prin
 	if err != nil {
 		return "", err
 	}
-	// A private folder (mode 0700) of its own for this run's sandbox.
-	root, err := os.MkdirTemp("", "skilld-run-")
+	// A private folder (mode 0700) of its own for this run's sandbox; the
+	// folders of runs that were killed go first.
+	root, err := bwrap.RunDir("skilld-run-", f.keepSandbox)
 	if err != nil {
 		return "", err
 	}
 	sbx, err := f.sandbox.open(ctx, e.stderr, root, f.cacheDir)
 	if err != nil {
-		os.RemoveAll(root)
+		bwrap.RemoveRunDir(root)
 		return "", err
 	}
 	defer sbx.close()
 	sb, err := sbx.Create(ctx, sandbox.CreateParams{ID: "run"})
 	if err != nil {
-		os.RemoveAll(root)
+		bwrap.RemoveRunDir(root)
 		return "", err
 	}
 	defer f.release(e, sb, root)
@@ -283,7 +296,9 @@ func (f *runFlags) release(e *env, sb sandbox.Sandbox, root string) {
 		fmt.Fprintf(e.stderr, "skilld run: removing the sandbox: %v\n", err)
 	}
 	if root != "" {
-		os.RemoveAll(root)
+		if err := bwrap.RemoveRunDir(root); err != nil {
+			fmt.Fprintf(e.stderr, "skilld run: removing the sandbox's folder: %v\n", err)
+		}
 	}
 }
 

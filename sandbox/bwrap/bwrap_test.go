@@ -35,5 +35,5 @@ func TestConformanceAsNonRoot(t *testing.T) {
 			})
 		}
 	}
-	bwraptest.RerunAsNonRoot(t, "^(TestConformance|TestAgentEnvReachesOnlyTheCommand|TestInheritedDescriptorsStayOut|TestRootfs|TestEgress|TestExecGrants|TestDependencies)$")
+	bwraptest.RerunAsNonRoot(t, "^(TestConformance|TestAgentEnvReachesOnlyTheCommand|TestInheritedDescriptorsStayOut|TestRootfs|TestEgress|TestExecGrants|TestDependencies|TestRunDirSweep)$")
 }

@@ -87,9 +87,9 @@ func sweepOwned(base, prefix string, remove func(string) error) {
 		if !ok {
 			continue
 		}
-		pid, _, _ := strings.Cut(rest, "-")
+		pid, _, named := strings.Cut(rest, "-")
 		n, err := strconv.Atoi(pid)
-		if err != nil || n == os.Getpid() {
+		if !named || err != nil || n == os.Getpid() {
 			continue
 		}
 		if err := syscall.Kill(n, 0); err == nil || err == syscall.EPERM {
