@@ -2,18 +2,17 @@ package importer_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skilld/skilld"
 	"github.com/skilld/skilld/importer"
+	"github.com/skilld/skilld/internal/testnet"
 )
 
 // An unreachable GitHub is EUNAVAILABLE with the cause named in the
@@ -21,7 +20,7 @@ import (
 // Each case is a real failure of a real connection.
 func TestUnreachableNamesTheCause(t *testing.T) {
 	t.Parallel()
-	refusedAddr := boundNotListening(t)
+	refusedAddr := testnet.RefusingAddr(t)
 	refusedURL := "http://" + refusedAddr
 
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
@@ -69,25 +68,4 @@ func TestUnreachableNamesTheCause(t *testing.T) {
 			wantErr(t, err, skilld.EUNAVAILABLE, nil, "GitHub could not be reached "+c.want, "o/r")
 		})
 	}
-}
-
-// boundNotListening is a loopback address whose port is held by a socket
-// that never listens: a connection to it is refused, and no other
-// listener (a test running beside this one) can take the port, as it
-// could after a listener is closed.
-func boundNotListening(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }

@@ -1,21 +1,20 @@
 package main
 
 import (
-	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/skilld/skilld/internal/testnet"
 	"github.com/skilld/skilld/store"
 	"github.com/skilld/skilld/store/storetest"
 )
 
 // TestUnreachableServerHint: a client command that cannot connect says
-// where it tried and how to point it elsewhere, whichever way the address
-// came (the default, the flag or SKILLD_SERVER); an error the server
-// answered gets no such hint.
+// where it tried and how to point it elsewhere, whether the address came
+// from the flag or SKILLD_SERVER; an error the server answered gets no
+// such hint.
 func TestUnreachableServerHint(t *testing.T) {
-	addr := refusingAddr(t)
+	addr := testnet.RefusingAddr(t)
 	for _, tc := range []struct {
 		name string
 		env  string
@@ -44,24 +43,4 @@ func TestUnreachableServerHint(t *testing.T) {
 			t.Errorf("a refused token: exit %d, and the hint should not be there:\n%s", code, stderr)
 		}
 	})
-}
-
-// refusingAddr is a loopback address whose port is held by a socket that
-// never listens: a connection to it is refused, and no listener of a test
-// running beside this one can take the port.
-func refusingAddr(t *testing.T) string {
-	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
