@@ -34,7 +34,8 @@ type Options struct {
 	// own folders, a data directory); the suite adds its own.
 	HostPaths []string
 	// DiskPath is a folder on the file system that holds the provider's
-	// workspaces: the disk quota proof watches its free space.
+	// workspaces: the disk quota proof measures the files below it in a
+	// folder named for the sandbox.
 	DiskPath string
 	// UIDPerSandbox runs the proof that every sandbox runs as a host uid
 	// of its own (bwrap as root).
