@@ -120,7 +120,7 @@ func TestRunLeavesNothing(t *testing.T) {
 		if _, err := os.Stat(ws); err != nil {
 			t.Errorf("the kept sandbox's workspace went: %v", err)
 		}
-		for _, m := range mountsUnder(t, tmp) {
+		for _, m := range bwraptest.MountsUnder(t, tmp) {
 			if !strings.HasPrefix(m, left[0]+"/") {
 				t.Errorf("a mount of a killed run is left: %s", m)
 			}
@@ -138,29 +138,13 @@ func runFolders(t *testing.T, tmp string) []string {
 	return matches
 }
 
-// mountsUnder lists the mount points at or under dir.
-func mountsUnder(t *testing.T, dir string) []string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) > 4 && (f[4] == dir || strings.HasPrefix(f[4], dir+"/")) {
-			out = append(out, f[4])
-		}
-	}
-	return out
-}
-
 // noLeftovers fails t when a run left a folder or a mount in tmp.
 func noLeftovers(t *testing.T, tmp string) {
 	t.Helper()
 	if left := runFolders(t, tmp); len(left) > 0 {
 		t.Errorf("the run left %v", left)
 	}
-	if m := mountsUnder(t, tmp); len(m) > 0 {
+	if m := bwraptest.MountsUnder(t, tmp); len(m) > 0 {
 		t.Errorf("the run left mounts: %v", m)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skilld/skilld/sandbox/bwrap"
 	"github.com/skilld/skilld/sandbox/internal/hostfs"
+	"github.com/skilld/skilld/sandbox/internal/mountinfo"
 	"github.com/skilld/skilld/sandbox/internal/volume"
 )
 
@@ -64,4 +66,21 @@ func UnmountAll(t testing.TB, dir string) {
 	if err := volume.UnmountAll(dir); err != nil {
 		t.Errorf("unmounting the kept sandboxes: %v", err)
 	}
+}
+
+// MountsUnder lists the mount points of this process's mount table at or
+// under dir.
+func MountsUnder(t testing.TB, dir string) []string {
+	t.Helper()
+	mounts, err := mountinfo.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range mounts {
+		if m.Point == dir || strings.HasPrefix(m.Point, dir+"/") {
+			out = append(out, m.Point)
+		}
+	}
+	return out
 }
